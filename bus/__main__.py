@@ -1,0 +1,45 @@
+"""``python -m bus``: run the broker."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+
+from bus.broker import Broker
+from bus.endpoints import EndpointError
+from bus.service import add_common_arguments, endpoints_of, load_or_exit, setup_logging
+
+log = logging.getLogger("bus.broker")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bus", description="Run the bus broker.")
+    add_common_arguments(parser)
+    args = parser.parse_args(argv)
+    setup_logging(args.log_level)
+    config = load_or_exit(args.config)
+    try:
+        broker = Broker(endpoints_of(config))
+        broker.start()
+    except EndpointError as exc:
+        print(f"broker: {exc}", file=sys.stderr)
+        return 1
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    from bus.heartbeat_thread import HeartbeatThread
+
+    beat = HeartbeatThread("broker", broker.endpoints, config.bus.heartbeat)
+    beat.start()
+    stop.wait()
+    log.info("broker: stopping")
+    beat.stop()
+    broker.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""Messages of the mic/VAD service."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bus.message import Message
+from bus.registry import register
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class SpeechStarted(Message):
+    """The VAD heard speech begin; ``turn`` is the id of the turn that starts here."""
+
+    TOPIC = "audio.speech.started"
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class SpeechEnded(Message):
+    """The end-of-speech window closed (or the maximum length was reached)."""
+
+    TOPIC = "audio.speech.ended"
+    speech_end: float
+    """Epoch time of the last voiced frame: where voice-to-voice latency starts."""
+    duration: float
+    """Length of the utterance in seconds."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class Utterance(Message):
+    """One utterance of speech, PCM16 little-endian mono."""
+
+    TOPIC = "audio.utterance"
+    pcm: bytes
+    """Raw PCM16 little-endian samples (msgpack bin)."""
+    rate: int
+    """Sample rate in Hz (16000)."""
+    duration: float
+    """Length in seconds."""
+    speech_end: float
+    """Epoch time of the last voiced frame."""
+    partial: bool = False
+    """True for a speculative copy sent while the end-of-speech window still
+    runs; the final utterance of the same turn follows unless speech resumes."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class ListenRequest(Message):
+    """Push-to-talk: open the mic for one utterance (``desktop-assistant listen``)."""
+
+    TOPIC = "audio.listen"

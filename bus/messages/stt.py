@@ -1,0 +1,25 @@
+"""Messages of the speech-to-text service."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bus.message import Message
+from bus.registry import register
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class Transcript(Message):
+    """What was said in an utterance, with the language detected."""
+
+    TOPIC = "stt.transcript"
+    text: str
+    lang: str
+    """ISO 639-1 code (``en``, ``it``, ``ja``)."""
+    duration: float = 0.0
+    """Seconds of audio transcribed."""
+    compute: float = 0.0
+    """Seconds spent transcribing."""
+    speech_end: float = 0.0
+    """Epoch time of the utterance's last voiced frame (0 when unknown)."""

@@ -1,0 +1,110 @@
+"""``python -m bus.tap``: print every message on the bus (or those under given prefixes)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import sys
+import time
+from typing import Any, TextIO
+
+from bus.client import Bus
+from bus.message import Message
+from bus.registry import DecodeError
+from bus.service import add_common_arguments, connect, endpoints_of, load_or_exit
+
+ENVELOPE = ("v", "id", "ts", "src", "turn", "site")
+
+
+def summarize_bytes(data: bytes, rate: int | None) -> str:
+    if rate:
+        return f"<{len(data)} bytes, {len(data) / 2 / rate:.2f} s>"
+    return f"<{len(data)} bytes>"
+
+
+def format_line(msg: Message) -> str:
+    """``HH:MM:SS.mmm topic src [turn] key=value ...`` with bytes summarised."""
+    clock = time.strftime("%H:%M:%S", time.localtime(msg.ts)) + f".{int(msg.ts * 1000) % 1000:03d}"
+    turn = f" [{msg.turn[:8]}]" if msg.turn else ""
+    rate = getattr(msg, "rate", None)
+    parts = []
+    for f in dataclasses.fields(msg):
+        if f.name in ENVELOPE:
+            continue
+        value = getattr(msg, f.name)
+        text = summarize_bytes(value, rate) if isinstance(value, bytes) else repr(value)
+        parts.append(f"{f.name}={text}")
+    return f"{clock} {msg.TOPIC} {msg.src}{turn} {' '.join(parts)}".rstrip()
+
+
+def to_json(msg: Message) -> dict[str, Any]:
+    """Every decoded field, bytes as ``{"bytes": N}``, under ``topic``."""
+    out: dict[str, Any] = {"topic": msg.TOPIC}
+    for f in dataclasses.fields(msg):
+        value = getattr(msg, f.name)
+        out[f.name] = {"bytes": len(value)} if isinstance(value, bytes) else value
+    return out
+
+
+def format_invalid(frames: list[bytes], error: DecodeError, as_json: bool) -> str:
+    size = sum(len(f) for f in frames)
+    if as_json:
+        return json.dumps(
+            {"topic": error.topic, "invalid": error.reason, "frames": len(frames), "bytes": size}
+        )
+    return f"{time.strftime('%H:%M:%S')} INVALID {error.topic} ({error.reason}; {size} bytes)"
+
+
+async def tap(
+    bus: Bus, prefixes: list[str], as_json: bool, out: TextIO, count: int | None = None
+) -> None:
+    bus.subscribe(*(prefixes or [""]))
+    seen = 0
+    while count is None or seen < count:
+        msg = await bus.recv()
+        if msg is None:
+            continue
+        line = json.dumps(to_json(msg), ensure_ascii=False) if as_json else format_line(msg)
+        print(line, file=out, flush=True)
+        seen += 1
+
+
+def build_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("prefixes", nargs="*", help="topic prefixes (default: everything)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    return parser
+
+
+def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    config = load_or_exit(args.config)
+    as_json = args.json
+
+    def show_invalid(frames: list[bytes], error: DecodeError) -> None:
+        print(format_invalid(frames, error, as_json), file=out, flush=True)
+
+    async def main() -> None:
+        bus = Bus(endpoints_of(config), "tap", on_invalid=show_invalid)
+        try:
+            await connect(bus, "tap")
+            await tap(bus, args.prefixes, as_json, out)
+        finally:
+            await bus.close()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bus.tap", description="Print bus traffic.")
+    add_common_arguments(parser)
+    args = build_parser(parser).parse_args(argv)
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

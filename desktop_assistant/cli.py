@@ -1,0 +1,38 @@
+"""``desktop-assistant``: the everyday commands, one module each under ``commands/``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from bus.service import add_common_arguments
+
+COMMANDS = ["config", "tap"]
+"""Subcommand modules in ``desktop_assistant.commands``, in the order of ``--help``."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="desktop-assistant", description="A local, private voice assistant."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        module = importlib.import_module(f"desktop_assistant.commands.{name}")
+        command = module.register(sub)
+        add_common_arguments(command)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `desktop-assistant tap | head`
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

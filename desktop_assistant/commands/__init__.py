@@ -1,0 +1,1 @@
+"""One module per ``desktop-assistant`` subcommand, each with ``register(subparsers)``."""

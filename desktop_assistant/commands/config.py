@@ -1,0 +1,44 @@
+"""``desktop-assistant config show|check``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import tomli_w
+
+from desktop_assistant.config import ConfigError, load_config
+
+
+def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser("config", help="show or check the configuration")
+    parser.add_argument("action", choices=["show", "check"])
+    parser.add_argument("--json", action="store_true", help="show as JSON instead of TOML")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config, folder = load_config(args.config)
+    except ConfigError as exc:
+        print(f"config error:\n{exc}", file=sys.stderr)
+        return 2
+    if args.action == "check":
+        from desktop_assistant.config.checks import extra_checks
+
+        problems = extra_checks(folder)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        if problems:
+            return 2
+        print(f"{folder}: ok")
+        return 0
+    data = config.model_dump()
+    if args.json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print(f"# effective configuration from {folder}")
+        print(tomli_w.dumps(data), end="")
+    return 0

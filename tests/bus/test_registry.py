@@ -1,0 +1,127 @@
+"""Every registered type round-trips; malformed frames are rejected with a reason."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+import msgpack
+import pytest
+
+import bus.messages  # noqa: F401
+from bus.message import Message
+from bus.registry import MAX_MESSAGE_BYTES, DecodeError, decode, encode, registered
+
+SAMPLES: dict[type, object] = {
+    str: "héllo",
+    int: 7,
+    float: 1.5,
+    bool: True,
+    bytes: b"\x00\x01" * 10,
+}
+
+
+def sample_value(hint: typing.Any) -> typing.Any:
+    origin = typing.get_origin(hint)
+    if origin is list:
+        return [{"type": "adjust_volume", "direction": "up"}]
+    if origin is dict:
+        return {"k": 0.5}
+    if typing.get_args(hint) and type(None) in typing.get_args(hint):
+        return sample_value(next(a for a in typing.get_args(hint) if a is not type(None)))
+    return SAMPLES[hint]
+
+
+def sample(cls: type[Message]) -> Message:
+    hints = typing.get_type_hints(cls)
+    kwargs = {
+        f.name: sample_value(hints[f.name])
+        for f in dataclasses.fields(cls)
+        if f.name not in ("v", "id", "ts", "src")
+    }
+    return cls(**kwargs)
+
+
+def test_registry_is_populated() -> None:
+    assert len(registered()) >= 20
+    for topic, cls in registered().items():
+        assert cls.TOPIC == topic
+        assert dataclasses.is_dataclass(cls)
+        assert cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("cls", list(registered().values()), ids=lambda c: c.TOPIC)
+def test_round_trip(cls: type[Message]) -> None:
+    msg = sample(cls)
+    frames = encode(msg, src="test")
+    assert frames[0] == cls.TOPIC.encode()
+    back = decode(frames)
+    assert type(back) is cls
+    assert back == dataclasses.replace(msg, src="test")
+
+
+def test_audio_is_msgpack_bin() -> None:
+    from bus.messages import Utterance
+
+    frames = encode(Utterance(pcm=b"\x01\x02", rate=16000, duration=0.0, speech_end=0.0))
+    body = msgpack.unpackb(frames[1], raw=False)
+    assert body["pcm"] == b"\x01\x02"
+    assert frames[1].find(b"\xc4\x02\x01\x02") >= 0  # bin 8 header, not an array
+
+
+def deep(levels: int) -> dict[str, typing.Any]:
+    value: dict[str, typing.Any] = {}
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
+def body(**fields: typing.Any) -> bytes:
+    return msgpack.packb(fields, use_bin_type=True)
+
+
+@pytest.mark.parametrize(
+    ("frames", "reason"),
+    [
+        ([b"tools.call"], "expected 2 frames"),
+        ([b"tools.call", b"x", b"y"], "expected 2 frames"),
+        ([b"\xff\xfe", b""], "topic is not UTF-8"),
+        ([b"no.such.topic", body()], "unknown topic"),
+        ([b"tools.call", b"\xc1"], "not msgpack"),
+        ([b"tools.call", msgpack.packb([1, 2])], "body is not a map"),
+        ([b"tools.call", body(call_id="1", name="x")], "missing field 'arguments'"),
+        ([b"tools.call", body(call_id=1, name="x", arguments="{}")], "field 'call_id'"),
+        ([b"tts.speaking", body(speaking="yes")], "field 'speaking'"),
+        ([b"sys.heartbeat", body(service="a", pid=True, state="r", version="1")], "field 'pid'"),
+        ([b"tools.call", b"\xdb\xff\xff\xff\xff"], "not msgpack"),
+        ([b"tools.call", b"\x91" * 5000], "not msgpack"),
+        ([b"control.action", body(actions=[deep(40)])], "nested"),
+        ([b"tools.call", b"\x00" * (MAX_MESSAGE_BYTES + 1)], "exceeds"),
+    ],
+)
+def test_malformed_is_rejected(frames: list[bytes], reason: str) -> None:
+    with pytest.raises(DecodeError) as info:
+        decode(frames)
+    assert reason in str(info.value)
+
+
+def test_extra_fields_are_ignored_for_forward_compatibility() -> None:
+    from bus.messages import Speaking
+
+    msg = decode([b"tts.speaking", body(speaking=True, added_in_v2=1)])
+    assert msg == Speaking(id=msg.id, ts=msg.ts, speaking=True)
+
+
+def test_int_accepted_for_float_and_bool_not_for_int() -> None:
+
+    assert decode([b"tts.volume.state", body(volume=1)]).volume == 1.0  # type: ignore[attr-defined]
+    with pytest.raises(DecodeError):
+        decode([b"tts.volume.state", body(volume=True)])
+
+
+def test_probe_suffix_maps_back_to_probe() -> None:
+    from bus.messages import Probe
+
+    frames = encode(Probe(nonce="n"), suffix="n")
+    assert frames[0] == b"sys.probe.n"
+    assert decode(frames) == Probe(nonce="n", id=decode(frames).id, ts=decode(frames).ts)

@@ -1,0 +1,82 @@
+"""The tap prints real traffic, as text and as JSON lines, and shows undecodable messages."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+from bus.client import Bus
+from bus.messages import Say, Utterance
+from tests.conftest import ConfigFolder
+from tests.helpers.processes import ROOT, Process, python_env
+
+
+def run_tap(config_folder: ConfigFolder, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "bus.tap", *config_folder.args(), *args],
+        cwd=ROOT,
+        env=python_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+
+
+async def feed_until_seen(config_folder: ConfigFolder, tap: subprocess.Popen[str]) -> list[str]:
+    """Publish a say until the tap prints it (it proves the tap subscribed), then the rest."""
+    bus = Bus(config_folder.endpoints, "feeder")
+    loop = asyncio.get_running_loop()
+    lines: list[str] = []
+    assert tap.stdout is not None
+    reader = loop.run_in_executor(None, tap.stdout.readline)
+    try:
+        await bus.wait_connected()
+        while True:
+            bus.publish(Say(text="ready?", turn="turn-0001"))
+            done, _ = await asyncio.wait([reader], timeout=0.2)
+            if done:
+                lines.append(reader.result())
+                break
+        bus.publish(Utterance(pcm=b"\0\0" * 16000, rate=16000, duration=1.0, speech_end=2.0))
+        bus.send_raw([b"tts.say", b"\xc1 not msgpack"])
+        bus.publish(Say(text="last", turn="turn-0002"))
+        while "last" not in lines[-1]:
+            line = await asyncio.wait_for(loop.run_in_executor(None, tap.stdout.readline), 10)
+            lines.append(line)
+    finally:
+        await bus.close()
+    return lines
+
+
+def test_tap_prints_lines(broker: Process, config_folder: ConfigFolder) -> None:
+    tap = run_tap(config_folder)
+    try:
+        lines = asyncio.run(feed_until_seen(config_folder, tap))
+    finally:
+        tap.terminate()
+        tap.wait(5)
+    text = "".join(lines)
+    assert "tts.say feeder [turn-000] text='ready?'" in text
+    utterance = next(line for line in lines if "audio.utterance" in line)
+    assert "pcm=<32000 bytes, 1.00 s>" in utterance and "rate=16000" in utterance
+    assert "INVALID tts.say (not msgpack" in text
+
+
+def test_tap_prints_json_lines(broker: Process, config_folder: ConfigFolder) -> None:
+    tap = run_tap(config_folder, "--json", "tts.", "audio.")
+    try:
+        lines = asyncio.run(feed_until_seen(config_folder, tap))
+    finally:
+        tap.terminate()
+        tap.wait(5)
+    records = [json.loads(line) for line in lines]
+    say = records[0]
+    assert say["topic"] == "tts.say" and say["text"] == "ready?" and say["src"] == "feeder"
+    assert say["turn"] == "turn-0001" and isinstance(say["ts"], float)
+    utterance = next(r for r in records if r["topic"] == "audio.utterance")
+    assert utterance["pcm"] == {"bytes": 32000} and utterance["duration"] == 1.0
+    invalid = next(r for r in records if "invalid" in r)
+    assert invalid["topic"] == "tts.say" and "not msgpack" in invalid["invalid"]
+    assert not any(r.get("topic") == "sys.heartbeat" for r in records)  # filtered by prefix

@@ -1,0 +1,83 @@
+"""Fixtures: a private config folder, a real broker process on ipc, bus clients."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bus.client import Bus
+from bus.endpoints import Endpoints
+from tests.helpers.processes import Process
+
+
+class ConfigFolder:
+    """A config folder under a short temp path (ipc paths are limited to 107 characters)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.path = root / "config"
+        self.path.mkdir()
+        (self.path / "tools").mkdir()
+        self.runtime = root / "run"
+        self.endpoints = Endpoints(
+            pub=f"ipc://{self.runtime}/pub.sock", sub=f"ipc://{self.runtime}/sub.sock"
+        )
+        self.write("")
+
+    def write(self, body: str) -> None:
+        """Write config.toml: the [bus] table for this test, then ``body``."""
+        head = f'[bus]\npub = "{self.endpoints.pub}"\nsub = "{self.endpoints.sub}"\n'
+        if body.lstrip().startswith("[bus]"):
+            raise ValueError("pass extra [bus] keys through write_bus")
+        top, tables = _split_top(body)
+        (self.path / "config.toml").write_text(top + head + tables)
+
+    def args(self) -> list[str]:
+        return ["--config", str(self.path)]
+
+
+def _split_top(body: str) -> tuple[str, str]:
+    """Top-level keys must precede the first table header."""
+    lines = body.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("["):
+            return "".join(lines[:i]), "".join(lines[i:])
+    return body if body.endswith("\n") or not body else body + "\n", ""
+
+
+@pytest.fixture
+def config_folder() -> Iterator[ConfigFolder]:
+    root = Path(tempfile.mkdtemp(prefix="da-"))
+    try:
+        yield ConfigFolder(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def log_dir(tmp_path: Path) -> Path:
+    return tmp_path
+
+
+@pytest.fixture
+def broker(config_folder: ConfigFolder, log_dir: Path) -> Iterator[Process]:
+    """A real broker process (``python -m bus``) on this test's ipc endpoints."""
+    proc = Process("bus", *config_folder.args(), log_dir=log_dir)
+    try:
+        asyncio.run(wait_broker(config_folder.endpoints))
+        yield proc
+    finally:
+        proc.stop()
+
+
+async def wait_broker(endpoints: Endpoints, timeout: float = 15.0) -> None:
+    bus = Bus(endpoints, "fixture")
+    try:
+        await bus.wait_connected(timeout=timeout)
+    finally:
+        await bus.close()

@@ -1,0 +1,1 @@
+"""Shared test helpers: real processes, a real broker, real sockets."""
