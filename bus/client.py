@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import dataclasses
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import zmq
-import zmq.asyncio
 
 import bus.messages  # noqa: F401  (fills the registry)
 from bus import __version__
@@ -25,6 +26,10 @@ log = logging.getLogger(__name__)
 M = TypeVar("M", bound=Message)
 
 QUEUE_LIMIT = 10_000
+DRAIN_BATCH = 500
+"""Messages handled per wake-up before other tasks get a turn."""
+
+Waiter = tuple[Callable[[Message], bool], "asyncio.Future[Message]"]
 
 
 class RequestTimeout(TimeoutError):
@@ -32,12 +37,15 @@ class RequestTimeout(TimeoutError):
 
 
 class Bus:
-    """One PUB and one SUB socket on the broker, with a reader task that routes replies.
+    """One PUB and one SUB socket on the broker, driven by the running asyncio loop.
 
-    Messages that are not claimed by a pending :meth:`request` go to an inbox
-    read with :meth:`recv` or ``async for``. Undecodable frames are logged
-    (rate limited) and dropped; with ``keep_invalid`` they are handed to
-    ``on_invalid`` (the tap shows them).
+    Publishing is a plain non-blocking send (PUB never waits: it drops past
+    its high-water mark). Receiving needs no task: the loop watches the SUB
+    socket's file descriptor and drains it when it becomes readable. Each
+    message goes first to pending waiters (:meth:`request`,
+    :meth:`wait_for`), else to the inbox read with :meth:`recv` or
+    ``async for``. Undecodable frames are logged (rate limited) and dropped;
+    ``on_invalid`` sees them too (the tap shows them).
     """
 
     def __init__(
@@ -51,7 +59,7 @@ class Bus:
         self.name = name
         self.site = site
         self.endpoints = endpoints
-        self._ctx = zmq.asyncio.Context()
+        self._ctx = zmq.Context()
         self._pub = self._ctx.socket(zmq.PUB)
         self._sub = self._ctx.socket(zmq.SUB)
         for sock in (self._pub, self._sub):
@@ -63,13 +71,15 @@ class Bus:
         self._sub.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES + 4096)
         self._pub.connect(endpoints.pub)
         self._sub.connect(endpoints.sub)
+        self._fd: int = int(self._sub.get(zmq.FD))  # type: ignore[arg-type]
         self._prefixes: set[str] = set()
         self._inbox_prefixes: set[str] = set()
-        self._inbox: asyncio.Queue[Message] = asyncio.Queue(QUEUE_LIMIT)
-        self._waiters: list[tuple[Callable[[Message], bool], asyncio.Future[Message]]] = []
+        self._inbox: collections.deque[Message] = collections.deque()
+        self._inbox_waiter: asyncio.Future[None] | None = None
+        self._waiters: list[Waiter] = []
         self._on_invalid = on_invalid
         self._bad = RateLimitedLog(log)
-        self._reader: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._heartbeat: asyncio.Task[None] | None = None
         self.state = "starting"
         self.detail = ""
@@ -83,12 +93,14 @@ class Bus:
         await self.close()
 
     async def close(self) -> None:
-        for task in (self._heartbeat, self._reader):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
-        self._heartbeat = self._reader = None
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._heartbeat
+            self._heartbeat = None
+        if self._loop is not None:
+            self._loop.remove_reader(self._fd)
+            self._loop = None
         self._pub.close(linger=200)
         self._sub.close(linger=0)
         self._ctx.term()
@@ -98,9 +110,12 @@ class Bus:
     def publish(self, msg: Message, suffix: str = "") -> None:
         """Send ``msg`` now; never blocks (PUB drops past its high-water mark)."""
         if msg.site is None and self.site is not None:
-            msg = _with_site(msg, self.site)
+            msg = dataclasses.replace(msg, site=self.site)
         frames = encode(msg, self.name, suffix)
-        self._pub.send_multipart(frames, copy=len(frames[1]) < 65536)
+        try:
+            self._pub.send_multipart(frames, flags=zmq.NOBLOCK, copy=len(frames[1]) < 65536)
+        except zmq.Again:
+            self._bad.warn("hwm", "%s: send queue full, dropped %s", self.name, msg.TOPIC)
 
     def send_raw(self, frames: list[bytes]) -> None:
         """Send arbitrary frames (tests and fuzzing only)."""
@@ -114,20 +129,19 @@ class Bus:
             self._inbox_prefixes.add(prefix)
             self._listen(prefix)
 
-    def _listen(self, prefix: str) -> None:
-        """Subscribe the socket (for the inbox or for a waiter)."""
-        if prefix not in self._prefixes:
-            self._prefixes.add(prefix)
-            self._sub.setsockopt(zmq.SUBSCRIBE, prefix.encode())
-        self._ensure_reader()
-
     async def recv(self, timeout: float | None = None) -> Message | None:
         """The next message for this process, or None after ``timeout`` seconds."""
-        self._ensure_reader()
-        try:
-            return await asyncio.wait_for(self._inbox.get(), timeout)
-        except TimeoutError:
-            return None
+        self._attach()
+        if not self._inbox:
+            waiter = self._inbox_waiter = asyncio.get_running_loop().create_future()
+            try:
+                async with asyncio.timeout(timeout):
+                    await waiter
+            except TimeoutError:
+                return None
+            finally:
+                self._inbox_waiter = None
+        return self._inbox.popleft()
 
     async def __aiter__(self) -> AsyncIterator[Message]:
         while True:
@@ -139,32 +153,17 @@ class Bus:
         self, kind: type[M], match: Callable[[M], bool] = lambda m: True, timeout: float = 5.0
     ) -> M:
         """Wait for the first message of ``kind`` that ``match``es (not taken from the inbox)."""
-        self._listen(kind.TOPIC)
-        fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        entry = (lambda m: isinstance(m, kind) and match(m), fut)  # type: ignore[arg-type]
-        self._waiters.append(entry)
-        try:
-            return await asyncio.wait_for(fut, timeout)  # type: ignore[arg-type]
-        except TimeoutError:
-            raise RequestTimeout(f"no {kind.TOPIC} within {timeout:g} s") from None
-        finally:
-            with contextlib.suppress(ValueError):
-                self._waiters.remove(entry)
+        waiter = self._add_waiter(kind, match)
+        return await self._await(waiter, timeout, f"no {kind.TOPIC} within {timeout:g} s")
 
     async def request(
         self, msg: Message, reply: type[M], match: Callable[[M], bool], timeout: float
     ) -> M:
         """Publish ``msg`` and wait for the ``reply`` that ``match``es, or raise RequestTimeout."""
-        self._listen(reply.TOPIC)
-        waiter = asyncio.ensure_future(self.wait_for(reply, match, timeout))
-        await asyncio.sleep(0)  # register the waiter before the reply can arrive
+        waiter = self._add_waiter(reply, match)
         self.publish(msg)
-        try:
-            return await waiter
-        except RequestTimeout:
-            raise RequestTimeout(
-                f"nobody answered {msg.TOPIC} with {reply.TOPIC} within {timeout:g} s"
-            ) from None
+        error = f"nobody answered {msg.TOPIC} with {reply.TOPIC} within {timeout:g} s"
+        return await self._await(waiter, timeout, error)
 
     async def wait_connected(self, timeout: float = 10.0, interval: float = 0.05) -> None:
         """Return once a probe of ours has made the round trip through the broker.
@@ -178,30 +177,20 @@ class Bus:
     async def wait_path(self, sender: Bus, timeout: float = 10.0, interval: float = 0.05) -> None:
         """Return once ``sender`` can reach us with every topic we subscribed so far."""
         nonce = new_id()
-        topic = f"{Probe.TOPIC}.{nonce}"
-        self._sub.setsockopt(zmq.SUBSCRIBE, topic.encode())
-        self._ensure_reader()
-        fut = asyncio.ensure_future(self._probe_returned(nonce, timeout))
+        topic = f"{Probe.TOPIC}.{nonce}".encode()
+        self._sub.setsockopt(zmq.SUBSCRIBE, topic)
+        waiter = self._add_waiter(Probe, lambda p: p.nonce == nonce, subscribe=False)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
         try:
-            while not fut.done():
+            while not waiter[1].done():
+                if loop.time() > deadline:
+                    raise RequestTimeout(f"no probe came back through the bus in {timeout:g} s")
                 sender.publish(Probe(nonce=nonce), suffix=nonce)
-                await asyncio.wait([fut], timeout=interval)
-            fut.result()
+                await asyncio.wait([waiter[1]], timeout=interval)
         finally:
-            fut.cancel()
-            self._sub.setsockopt(zmq.UNSUBSCRIBE, topic.encode())
-
-    async def _probe_returned(self, nonce: str, timeout: float) -> Message:
-        fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        entry = (lambda m: isinstance(m, Probe) and m.nonce == nonce, fut)
-        self._waiters.append(entry)
-        try:
-            return await asyncio.wait_for(fut, timeout)
-        except TimeoutError:
-            raise RequestTimeout(f"no probe came back through the bus in {timeout:g} s") from None
-        finally:
-            with contextlib.suppress(ValueError):
-                self._waiters.remove(entry)
+            self._remove_waiter(waiter)
+            self._sub.setsockopt(zmq.UNSUBSCRIBE, topic)
 
     # -- heartbeat ---------------------------------------------------------------
 
@@ -232,21 +221,38 @@ class Bus:
 
     # -- internals ---------------------------------------------------------------
 
-    def _ensure_reader(self) -> None:
-        if self._reader is None:
-            self._reader = asyncio.ensure_future(self._read())
+    def _listen(self, prefix: str) -> None:
+        """Subscribe the socket (for the inbox or for a waiter)."""
+        if prefix not in self._prefixes:
+            self._prefixes.add(prefix)
+            self._sub.setsockopt(zmq.SUBSCRIBE, prefix.encode())
+        self._attach()
 
-    async def _read(self) -> None:
-        while True:
-            frames = await self._sub.recv_multipart(copy=True)
-            try:
-                msg = decode(frames)
-            except DecodeError as exc:
-                self._bad.warn(exc.reason, "dropped a bad message on %s: %s", exc.topic, exc.reason)
-                if self._on_invalid is not None:
-                    self._on_invalid(frames, exc)
-                continue
-            self._dispatch(msg)
+    def _attach(self) -> None:
+        """Watch the SUB socket from the running loop (once)."""
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+            self._loop.add_reader(self._fd, self._drain)
+        # The FD is edge-triggered: socket operations can swallow the edge.
+        self._loop.call_soon(self._drain)
+
+    def _drain(self) -> None:
+        for _ in range(DRAIN_BATCH):
+            if self._sub.closed or not int(self._sub.get(zmq.EVENTS)) & zmq.POLLIN:  # type: ignore[arg-type]
+                return
+            self._receive(self._sub.recv_multipart(flags=zmq.NOBLOCK))
+        if self._loop is not None:
+            self._loop.call_soon(self._drain)  # more may be waiting: continue after others
+
+    def _receive(self, frames: list[bytes]) -> None:
+        try:
+            msg = decode(frames)
+        except DecodeError as exc:
+            self._bad.warn(exc.reason, "dropped a bad message on %s: %s", exc.topic, exc.reason)
+            if self._on_invalid is not None:
+                self._on_invalid(frames, exc)
+            return
+        self._dispatch(msg)
 
     def _dispatch(self, msg: Message) -> None:
         claimed = False
@@ -254,20 +260,45 @@ class Bus:
             if not fut.done():
                 try:
                     hit = match(msg)
-                except Exception:  # a predicate on peer data must not kill the reader
+                except Exception:  # a predicate on peer data must not stop the bus
                     hit = False
                 if hit:
                     fut.set_result(msg)
                     claimed = True
         if claimed or not any(msg.TOPIC.startswith(p) for p in self._inbox_prefixes):
             return  # claimed, or only arrived for a waiter's subscription
-        try:
-            self._inbox.put_nowait(msg)
-        except asyncio.QueueFull:
+        if len(self._inbox) >= QUEUE_LIMIT:
             self._bad.warn("inbox-full", "%s: inbox full, dropped %s", self.name, msg.TOPIC)
+            return
+        self._inbox.append(msg)
+        if self._inbox_waiter is not None and not self._inbox_waiter.done():
+            self._inbox_waiter.set_result(None)
 
+    def _add_waiter(
+        self, kind: type[M], match: Callable[[M], bool], subscribe: bool = True
+    ) -> Waiter:
+        if subscribe:
+            self._listen(kind.TOPIC)
+        else:
+            self._attach()
+        fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
 
-def _with_site(msg: M, site: str) -> M:
-    import dataclasses
+        def hit(msg: Message) -> bool:
+            return isinstance(msg, kind) and match(msg)
 
-    return dataclasses.replace(msg, site=site)
+        waiter = (hit, fut)
+        self._waiters.append(waiter)
+        return waiter
+
+    def _remove_waiter(self, waiter: Waiter) -> None:
+        with contextlib.suppress(ValueError):
+            self._waiters.remove(waiter)
+
+    async def _await(self, waiter: Waiter, timeout: float, error: str) -> Any:
+        try:
+            async with asyncio.timeout(timeout):
+                return await waiter[1]
+        except TimeoutError:
+            raise RequestTimeout(error) from None
+        finally:
+            self._remove_waiter(waiter)

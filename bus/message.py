@@ -2,17 +2,37 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 SCHEMA_VERSION = 1
 
 
+_prefix = ""
+_counter: itertools.count[int] = itertools.count()
+
+
+def _reset_ids() -> None:
+    global _prefix, _counter
+    _prefix = os.urandom(8).hex()
+    _counter = itertools.count()
+
+
+_reset_ids()
+os.register_at_fork(after_in_child=_reset_ids)
+
+
 def new_id() -> str:
-    """A unique id for a message, a turn, a call or a request."""
-    return uuid.uuid4().hex
+    """A unique id for a message, a turn, a call or a request.
+
+    A random 64-bit prefix per process plus a counter: unique across
+    processes and restarts, and cheap enough for every message (a uuid4
+    costs several times more on the hot path).
+    """
+    return f"{_prefix}{next(_counter):08x}"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -39,6 +39,7 @@ Checker = Callable[[Any], Any]
 class _Spec:
     cls: type[Message]
     fields: tuple[tuple[str, Checker, bool], ...]  # name, checker, required
+    defaults: tuple[tuple[str, Callable[[], Any]], ...]  # filled in when absent
 
 
 _REGISTRY: dict[str, _Spec] = {}
@@ -53,10 +54,15 @@ def register(cls: type[Message]) -> type[Message]:
         raise ValueError(f"{cls.__name__}: missing or duplicate topic {topic!r}")
     hints = typing.get_type_hints(cls)
     specs = []
+    defaults = []
     for f in dataclasses.fields(cls):
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         specs.append((f.name, _checker(hints[f.name], f.name), required))
-    _REGISTRY[topic] = _Spec(cls, tuple(specs))
+        if f.default_factory is not dataclasses.MISSING:
+            defaults.append((f.name, f.default_factory))
+        elif f.default is not dataclasses.MISSING:
+            defaults.append((f.name, lambda value=f.default: value))
+    _REGISTRY[topic] = _Spec(cls, tuple(specs), tuple(defaults))
     return cls
 
 
@@ -71,11 +77,21 @@ def encode(msg: Message, src: str = "", suffix: str = "") -> list[bytes]:
     A suffix lets a subscriber take a topic of its own (the round-trip probe
     does); decoding maps ``topic.suffix`` back to the type of ``topic``.
     """
-    body = {f.name: getattr(msg, f.name) for f in dataclasses.fields(msg)}
+    body = {name: getattr(msg, name) for name in _field_names(type(msg))}
     if src and not body["src"]:
         body["src"] = src
     topic = f"{msg.TOPIC}.{suffix}" if suffix else msg.TOPIC
     return [topic.encode(), msgpack.packb(body, use_bin_type=True)]
+
+
+_FIELD_NAMES: dict[type[Message], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[Message]) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 def decode(frames: list[bytes]) -> Message:
@@ -100,17 +116,24 @@ def decode(frames: list[bytes]) -> Message:
         raise DecodeError(f"not msgpack ({type(exc).__name__})", topic) from None
     if not isinstance(data, dict):
         raise DecodeError("body is not a map", topic)
-    kwargs = {}
+    values = {}
     for name, check, required in spec.fields:
         if name not in data:
             if required:
                 raise DecodeError(f"missing field {name!r}", topic)
             continue
         try:
-            kwargs[name] = check(data[name])
+            values[name] = check(data[name])
         except (TypeError, ValueError) as exc:
             raise DecodeError(f"field {name!r}: {exc}", topic) from None
-    return spec.cls(**kwargs)
+    for name, default in spec.defaults:
+        if name not in values:
+            values[name] = default()
+    # Every field is validated above: build the frozen instance without
+    # running __init__ again (the hot path of every receiver).
+    msg = object.__new__(spec.cls)
+    msg.__dict__.update(values)
+    return msg
 
 
 def _checker(hint: Any, name: str) -> Checker:
@@ -133,10 +156,8 @@ def _checker(hint: Any, name: str) -> Checker:
         return _float
     if hint is int:
         return _int
-    if hint is bool:
-        return lambda v: _is(v, bool)
-    if hint in (str, bytes):
-        return lambda v: _is(v, hint)
+    if hint in (str, bytes, bool):
+        return _exact(hint)
     raise TypeError(f"field {name!r}: unsupported annotation {hint!r}")
 
 
@@ -146,14 +167,26 @@ def _is(value: Any, kind: type) -> Any:
     return value
 
 
+def _exact(kind: type) -> Checker:
+    def check(value: Any) -> Any:
+        if type(value) is not kind:
+            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+        return value
+
+    return check
+
+
 def _float(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"expected float, got {type(value).__name__}")
+    kind = type(value)
+    if kind is float:
+        return value  # type: ignore[no-any-return]
+    if kind is not int:
+        raise TypeError(f"expected float, got {kind.__name__}")
     return float(value)
 
 
 def _int(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if type(value) is not int:
         raise TypeError(f"expected int, got {type(value).__name__}")
     return value
 

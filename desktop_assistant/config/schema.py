@@ -13,7 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 class Table(BaseModel):
     """A config table: strict types, unknown keys rejected, immutable."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True
+    )
 
 
 class BusConfig(Table):
@@ -121,8 +123,11 @@ class Config(Table):
     card: str = "Microphone"
     """The mic: matched against the input device names sounddevice reports."""
     llm: str = "http://localhost:8181/v1"
+    """Base URL of the OpenAI-compatible LLM server (llama-server, Ollama, vLLM)."""
     system: str = "You are a voice assistant. Answer briefly, in plain spoken sentences."
+    """The system prompt."""
     tool_rounds: int = Field(3, ge=0)
+    """Most tool round trips per question; then the model must answer in text."""
     bus: BusConfig = BusConfig()
     whisper: WhisperConfig = WhisperConfig()
     kokoro: KokoroConfig = KokoroConfig()

@@ -1,0 +1,318 @@
+"""Benchmark: one-way latency and throughput through the broker.
+
+Compares, for a 200-byte control message, a 32 ms PCM16 16 kHz chunk
+(1 KB) and a 5 s utterance (160 KB), over ipc and tcp on 127.0.0.1:
+- ``project``: the project's own client (``bus.client.Bus``: msgpack
+  envelope, registry decode, asyncio) through the project's broker;
+- ``pyzmq``: plain PUB/SUB sockets through a raw XSUB/XPUB ``zmq.proxy``
+  (the floor for anything built on ZeroMQ);
+- ``mosquitto``: paho-mqtt through Mosquitto (started here on 127.0.0.1
+  only), the broker of Rhasspy's Hermes protocol.
+
+Sender and receiver are separate processes. Every message carries its send
+time (``time.time_ns``, one clock on one machine): stamp 1 = warm-up, sent
+until the receiver has one; then ``count`` stamped messages paced 1 ms
+apart (latency, queues empty); then a burst with stamp 0 (throughput,
+first to last message received).
+
+    python -m bench.bus [--count 2000] [--burst 20000] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+PAYLOADS = {"control 200 B": 200, "audio 1 KB": 1024, "utterance 160 KB": 160_000}
+WARMUP, BURST = 1, 0
+
+Send = Callable[[int, bytes], None]
+Recv = Callable[[], int]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# -- transports: each gives a sender and a receiver, both blocking ----------------
+
+
+def project_pair(pub: str, sub: str, role: str) -> tuple[Any, Any]:
+    import asyncio
+
+    from bus.client import Bus
+    from bus.endpoints import Endpoints
+    from bus.messages import Utterance
+
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+
+    async def connect() -> Bus:
+        bus = Bus(Endpoints(pub, sub), f"bench-{role}")
+        if role == "rx":
+            bus.subscribe("audio.utterance")
+        await bus.wait_connected()
+        return bus
+
+    bus = loop.run_until_complete(connect())
+
+    def send(stamp: int, payload: bytes) -> None:
+        bus.publish(Utterance(pcm=payload, rate=16000, duration=0.0, speech_end=float(stamp)))
+
+    async def recv() -> int:
+        msg = await bus.recv(timeout=30)
+        assert isinstance(msg, Utterance)
+        return int(msg.speech_end)
+
+    return send, recv
+
+
+def pyzmq_pair(pub: str, sub: str, role: str) -> tuple[Any, Any]:
+    import zmq
+
+    ctx = zmq.Context()
+    if role == "tx":
+        sock = ctx.socket(zmq.PUB)
+        sock.setsockopt(zmq.SNDHWM, 100_000)
+        sock.connect(pub)
+    else:
+        sock = ctx.socket(zmq.SUB)
+        sock.setsockopt(zmq.RCVHWM, 100_000)
+        sock.connect(sub)
+        sock.setsockopt(zmq.SUBSCRIBE, b"t")
+
+    def send(stamp: int, payload: bytes) -> None:
+        sock.send_multipart([b"t", stamp.to_bytes(8, "little") + payload])
+
+    def recv() -> int:
+        return int.from_bytes(sock.recv_multipart()[1][:8], "little")
+
+    return send, recv
+
+
+def mqtt_pair(port: int, role: str) -> tuple[Any, Any]:
+    import queue
+
+    import paho.mqtt.client as mqtt
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    inbox: queue.SimpleQueue[int] = queue.SimpleQueue()
+    subscribed = queue.SimpleQueue[bool]()
+    client.on_message = lambda c, u, m: inbox.put(int.from_bytes(m.payload[:8], "little"))
+    client.on_subscribe = lambda *a: subscribed.put(True)
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    if role == "rx":
+        client.subscribe("t", qos=0)
+        subscribed.get(timeout=10)
+
+    def send(stamp: int, payload: bytes) -> None:
+        client.publish("t", stamp.to_bytes(8, "little") + payload, qos=0)
+
+    def recv() -> int:
+        return inbox.get(timeout=30)
+
+    return send, recv
+
+
+def make_pair(kind: str, where: dict[str, Any], role: str) -> tuple[Send, Recv]:
+    if kind == "mosquitto":
+        return mqtt_pair(where["port"], role)
+    pair = project_pair if kind == "project" else pyzmq_pair
+    return pair(where["pub"], where["sub"], role)
+
+
+# -- the protocol -------------------------------------------------------------------
+
+
+class Tally:
+    """What the receiver counts: latencies of stamped messages, then the burst."""
+
+    def __init__(self) -> None:
+        self.lat: list[int] = []
+        self.first = self.last = 0.0
+        self.burst = 0
+
+    def add(self, stamp: int) -> None:
+        now = time.time_ns()
+        if stamp == BURST:
+            self.last = time.perf_counter()
+            self.first = self.first or self.last
+            self.burst += 1
+        elif stamp != WARMUP:
+            self.lat.append(now - stamp)
+
+    def result(self) -> tuple[list[int], int, float]:
+        return self.lat, self.burst, self.last - self.first
+
+
+def receiver(kind: str, where: dict[str, Any], count: int, burst: int, seen: Any, out: Any) -> None:
+    _, recv = make_pair(kind, where, "rx")
+    tally = Tally()
+    if kind != "project":
+        while recv() != WARMUP:
+            pass
+        seen.set()
+        while tally.burst < burst:
+            tally.add(recv())
+        out.put(tally.result())
+        return
+
+    async def run() -> None:  # the project's client is asyncio: so is its receive loop
+        while await recv() != WARMUP:
+            pass
+        seen.set()
+        while tally.burst < burst:
+            tally.add(await recv())
+
+    import asyncio
+
+    asyncio.get_event_loop().run_until_complete(run())
+    out.put(tally.result())
+
+
+def sender(kind: str, where: dict[str, Any], size: int, count: int, burst: int, seen: Any) -> None:
+    send, _ = make_pair(kind, where, "tx")
+    payload = bytes(size)
+    while not seen.is_set():
+        send(WARMUP, payload)
+        time.sleep(0.01)
+    for _ in range(count):
+        send(time.time_ns(), payload)
+        time.sleep(0.001)
+    for i in range(burst):
+        send(BURST, payload)
+        if i % 500 == 499:
+            time.sleep(0.001)  # let the sender's I/O thread drain: PUB drops past its HWM
+    time.sleep(2)
+
+
+def measure(kind: str, where: dict[str, Any], size: int, count: int, burst: int) -> dict[str, float]:
+    ctx = mp.get_context("spawn")
+    seen, out = ctx.Event(), ctx.Queue()
+    rx = ctx.Process(target=receiver, args=(kind, where, count, burst, seen, out))
+    tx = ctx.Process(target=sender, args=(kind, where, size, count, burst, seen))
+    rx.start()
+    tx.start()
+    lat, got, seconds = out.get(timeout=300)
+    tx.join(30)
+    rx.join(30)
+    lat.sort()
+    return {
+        "p50_us": round(lat[len(lat) // 2] / 1000, 1),
+        "p99_us": round(lat[int(len(lat) * 0.99)] / 1000, 1),
+        "msg_per_s": round(got / seconds) if seconds else 0,
+    }
+
+
+# -- brokers ------------------------------------------------------------------------
+
+
+def raw_proxy(pub: str, sub: str) -> None:
+    import zmq
+
+    ctx = zmq.Context()
+    xsub, xpub = ctx.socket(zmq.XSUB), ctx.socket(zmq.XPUB)
+    for s in (xsub, xpub):
+        s.setsockopt(zmq.SNDHWM, 100_000)
+        s.setsockopt(zmq.RCVHWM, 100_000)
+    xsub.bind(pub)
+    xpub.bind(sub)
+    zmq.proxy(xsub, xpub)
+
+
+def project_broker(pub: str, sub: str) -> None:
+    from bus.broker import Broker
+    from bus.endpoints import Endpoints
+
+    Broker(Endpoints(pub, sub)).start()
+    while True:
+        time.sleep(3600)
+
+
+def endpoints(transport: str, folder: Path) -> dict[str, Any]:
+    if transport == "ipc":
+        return {"pub": f"ipc://{folder}/pub", "sub": f"ipc://{folder}/sub"}
+    return {"pub": f"tcp://127.0.0.1:{free_port()}", "sub": f"tcp://127.0.0.1:{free_port()}"}
+
+
+def run_zmq(kind: str, transport: str, size: int, count: int, burst: int) -> dict[str, float]:
+    folder = Path(tempfile.mkdtemp(prefix="da-bench-"))
+    where = endpoints(transport, folder)
+    ctx = mp.get_context("spawn")
+    target = project_broker if kind == "project" else raw_proxy
+    broker = ctx.Process(target=target, args=(where["pub"], where["sub"]), daemon=True)
+    broker.start()
+    try:
+        return measure(kind, where, size, count, burst)
+    finally:
+        broker.kill()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_mosquitto(size: int, count: int, burst: int) -> dict[str, float]:
+    binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+    port = free_port()
+    folder = Path(tempfile.mkdtemp(prefix="da-mqtt-"))
+    conf = folder / "mosquitto.conf"
+    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 0\n")
+    proc = subprocess.Popen([binary, "-c", str(conf)], stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        return measure("mosquitto", {"port": port}, size, count, burst)
+    finally:
+        proc.terminate()
+        proc.wait(5)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--count", type=int, default=2000, help="paced messages for latency")
+    parser.add_argument("--burst", type=int, default=20000, help="messages in the throughput burst")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    rows = []
+    for label, size in PAYLOADS.items():
+        burst = args.burst if size < 100_000 else max(200, args.burst // 50)
+        for kind, transport in [
+            ("project", "ipc"), ("pyzmq", "ipc"), ("project", "tcp"), ("pyzmq", "tcp"),
+            ("mosquitto", "tcp"),
+        ]:
+            if kind == "mosquitto":
+                result = run_mosquitto(size, args.count, burst)
+            else:
+                result = run_zmq(kind, transport, size, args.count, burst)
+            row = {"payload": label, "client": kind, "transport": transport, **result}
+            rows.append(row)
+            if not args.json:
+                print(
+                    f"{label:17} {kind:9} {transport:3}  p50 {row['p50_us']:8.1f} µs  "
+                    f"p99 {row['p99_us']:8.1f} µs  {row['msg_per_s']:>8} msg/s",
+                    flush=True,
+                )
+    if args.json:
+        print(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()
