@@ -198,7 +198,9 @@ def sender(kind: str, where: dict[str, Any], size: int, count: int, burst: int, 
     time.sleep(2)
 
 
-def measure(kind: str, where: dict[str, Any], size: int, count: int, burst: int) -> dict[str, float]:
+def measure(
+    kind: str, where: dict[str, Any], size: int, count: int, burst: int
+) -> dict[str, float]:
     ctx = mp.get_context("spawn")
     seen, out = ctx.Event(), ctx.Queue()
     rx = ctx.Process(target=receiver, args=(kind, where, count, burst, seen, out))
@@ -295,7 +297,10 @@ def main() -> None:
     for label, size in PAYLOADS.items():
         burst = args.burst if size < 100_000 else max(200, args.burst // 50)
         for kind, transport in [
-            ("project", "ipc"), ("pyzmq", "ipc"), ("project", "tcp"), ("pyzmq", "tcp"),
+            ("project", "ipc"),
+            ("pyzmq", "ipc"),
+            ("project", "tcp"),
+            ("pyzmq", "tcp"),
             ("mosquitto", "tcp"),
         ]:
             if kind == "mosquitto":

@@ -133,7 +133,9 @@ def render_config() -> str:
             doc = " ".join((info.description or "").split())
             rows.append(f"| `{name}` | {type_name} | {default} | {doc} |")
         if rows:
-            out.extend([f"### {title}\n", "| key | type | default | meaning |", "|---|---|---|---|"])
+            out.extend(
+                [f"### {title}\n", "| key | type | default | meaning |", "|---|---|---|---|"]
+            )
             out.extend(rows)
             out.append("")
         for name, kind in nested:
