@@ -74,6 +74,9 @@ async def tap(
 def build_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("prefixes", nargs="*", help="topic prefixes (default: everything)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
+    parser.add_argument(
+        "--turns", action="store_true", help="one line per completed turn with its stage times"
+    )
     return parser
 
 
@@ -88,7 +91,12 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         bus = Bus(endpoints_of(config), "tap", on_invalid=show_invalid)
         try:
             await connect(bus, "tap")
-            await tap(bus, args.prefixes, as_json, out)
+            if args.turns:
+                from bus.trace import trace_turns
+
+                await trace_turns(bus, as_json, out)
+            else:
+                await tap(bus, args.prefixes, as_json, out)
         finally:
             await bus.close()
 

@@ -155,12 +155,38 @@ def render(text: str, parts: dict[str, str], doc: Path) -> str:
     return text
 
 
+SYSTEMD_DIR = ROOT / "deploy" / "systemd"
+SYSTEMD_ROOT = "%h/desktop-assistant"
+"""Where deploy/systemd's reference units expect the clone (``desktop-assistant
+systemd install`` writes units for wherever the checkout really is)."""
+
+
+def sync_systemd(check: bool) -> int:
+    sys.path.insert(0, str(ROOT))
+    from desktop_assistant.systemd import render_units
+
+    units = render_units(ROOT / "Procfile", SYSTEMD_ROOT, f"{SYSTEMD_ROOT}/.venv/bin/python")
+    present = {p.name for p in SYSTEMD_DIR.glob("desktop-assistant*")}
+    stale = present != set(units) or any(
+        (SYSTEMD_DIR / name).read_text() != text for name, text in units.items()
+    )
+    if stale and check:
+        print(f"{SYSTEMD_DIR} is stale: run python docs/source/render.py", file=sys.stderr)
+        return 1
+    if stale:
+        for name in present - set(units):
+            (SYSTEMD_DIR / name).unlink()
+        for name, text in units.items():
+            (SYSTEMD_DIR / name).write_text(text)
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    stale = sync_systemd("--check" in argv)
     docs = {
         BUS_DOC: {"topics": render_topics(), "diagram": render_diagram()},
         CONFIG_DOC: {"keys": render_config()},
     }
-    stale = 0
     for doc, parts in docs.items():
         current = doc.read_text()
         fresh = render(current, parts, doc)

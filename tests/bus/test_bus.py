@@ -157,3 +157,29 @@ def test_large_audio_travels_as_bytes(broker: Process, config_folder: ConfigFold
         assert isinstance(got, Utterance) and got.pcm == pcm
 
     with_buses(config_folder.endpoints, ["sender", "receiver"], body)
+
+
+def test_second_broker_refuses_to_steal_the_socket(
+    broker: Process, config_folder: ConfigFolder, log_dir: object
+) -> None:
+    second = Process("bus", *config_folder.args(), log_dir=log_dir)  # type: ignore[arg-type]
+    assert second.popen.wait(30) == 1
+    assert "a broker is already running on ipc://" in second.output()
+    second.stop()
+    # The first broker still carries traffic.
+    asyncio.run(wait_broker(config_folder.endpoints, timeout=5))
+
+
+def test_broker_stops_cleanly_on_sigterm(config_folder: ConfigFolder, log_dir: object) -> None:
+    proc = Process("bus", *config_folder.args(), log_dir=log_dir)  # type: ignore[arg-type]
+    asyncio.run(wait_broker(config_folder.endpoints))
+    assert proc.stop(timeout=3) == 0
+    assert "broker: stopping" in proc.output()
+    assert not (config_folder.runtime / "pub.sock").exists()
+
+
+def test_socket_folder_is_private(broker: Process, config_folder: ConfigFolder) -> None:
+    import stat
+
+    mode = stat.S_IMODE(config_folder.runtime.stat().st_mode)
+    assert mode == 0o700

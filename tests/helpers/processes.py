@@ -41,7 +41,8 @@ class Process:
         return self.popen.pid
 
     def output(self) -> str:
-        self._log.flush()
+        if not self._log.closed:
+            self._log.flush()
         return self.log_path.read_text(errors="replace")
 
     def kill(self) -> None:

@@ -1,0 +1,159 @@
+"""Per-turn latency traces built from bus messages alone (``tap --turns``).
+
+Every stage stamps the turn id, so a turn's timeline is the messages that
+carry it: the end of speech, the transcript, the LLM's first token, each
+tool call, the first sentence to speak, the first audio played. Times are
+seconds from the end of speech (voice turns) or from the ask (text turns).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from typing import Any, TextIO
+
+from bus.client import Bus
+from bus.message import Message
+from bus.messages import (
+    Ask,
+    Reply,
+    Say,
+    Speaking,
+    SpeechEnded,
+    ToolCall,
+    ToolResult,
+    TraceMark,
+    Transcript,
+    Utterance,
+)
+
+TOPICS = (
+    "audio.",
+    "stt.",
+    "dialogue.",
+    "tts.say",
+    "tts.speaking",
+    "tools.call",
+    "tools.result",
+    "trace.",
+)
+STALE_AFTER = 60.0
+"""Seconds after which an unfinished turn is printed as it is."""
+
+
+@dataclasses.dataclass
+class TurnTrace:
+    turn: str
+    start: float
+    text: str = ""
+    stages: dict[str, float] = dataclasses.field(default_factory=dict)
+    tools: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    replied: bool = False
+    spoke: bool = False
+    error: str | None = None
+    last_seen: float = dataclasses.field(default_factory=time.monotonic)
+
+    def mark(self, stage: str, ts: float) -> None:
+        self.stages.setdefault(stage, round(ts - self.start, 3))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "turn": self.turn,
+            "text": self.text,
+            "stages": self.stages,
+            "tools": self.tools,
+            "error": self.error,
+        }
+
+    def as_line(self) -> str:
+        parts = [f"{stage} {seconds:.2f}s" for stage, seconds in self.stages.items()]
+        for tool in self.tools:
+            parts.append(f"tool {tool['name']} {tool['duration']:.2f}s")
+        error = f" error={self.error}" if self.error else ""
+        return f"turn {self.turn[:8]} {self.text[:40]!r}: {' · '.join(parts)}{error}"
+
+
+class TurnTracer:
+    """Feed it messages; it returns the turns that have just completed."""
+
+    def __init__(self) -> None:
+        self._turns: dict[str, TurnTrace] = {}
+        self._calls: dict[str, ToolCall] = {}
+
+    def feed(self, msg: Message) -> list[TurnTrace]:
+        if msg.turn is None:
+            return self._expire()
+        trace = self._turns.get(msg.turn)
+        if trace is None:
+            trace = self._turns[msg.turn] = TurnTrace(turn=msg.turn, start=_origin(msg))
+        trace.last_seen = time.monotonic()
+        done = self._apply(trace, msg)
+        if done:
+            del self._turns[msg.turn]
+            return [trace, *self._expire()]
+        return self._expire()
+
+    def _apply(self, trace: TurnTrace, msg: Message) -> bool:
+        if isinstance(msg, SpeechEnded | Utterance) and not getattr(msg, "partial", False):
+            trace.start = min(trace.start, msg.speech_end) if msg.speech_end else trace.start
+        elif isinstance(msg, Transcript):
+            trace.text = msg.text
+            if msg.speech_end:
+                trace.start = msg.speech_end
+            trace.mark("transcript", msg.ts)
+        elif isinstance(msg, Ask):
+            trace.text = msg.text
+        elif isinstance(msg, TraceMark):
+            trace.mark(msg.stage, msg.ts)
+        elif isinstance(msg, ToolCall):
+            self._calls[msg.call_id] = msg
+        elif isinstance(msg, ToolResult):
+            call = self._calls.pop(msg.call_id, None)
+            started = call.ts if call else msg.ts - msg.duration
+            trace.tools.append(
+                {
+                    "name": msg.name,
+                    "start": round(started - trace.start, 3),
+                    "duration": round(msg.duration or msg.ts - started, 3),
+                    "ok": msg.ok,
+                }
+            )
+        elif isinstance(msg, Say):
+            trace.spoke = trace.spoke or bool(msg.text)
+            trace.mark("first_say", msg.ts)
+        elif isinstance(msg, Speaking):
+            if msg.speaking:
+                trace.mark("first_audio", msg.ts)
+            else:
+                trace.mark("audio_done", msg.ts)
+                return trace.replied
+        elif isinstance(msg, Reply):
+            trace.replied = True
+            trace.error = msg.error
+            trace.mark("reply", msg.ts)
+            return not trace.spoke or "audio_done" in trace.stages
+        return False
+
+    def _expire(self) -> list[TurnTrace]:
+        now = time.monotonic()
+        stale = [t for t in self._turns.values() if now - t.last_seen > STALE_AFTER]
+        for trace in stale:
+            del self._turns[trace.turn]
+        return stale
+
+
+def _origin(msg: Message) -> float:
+    end = getattr(msg, "speech_end", 0.0)
+    return end if end else msg.ts
+
+
+async def trace_turns(bus: Bus, as_json: bool, out: TextIO) -> None:
+    bus.subscribe(*TOPICS)
+    tracer = TurnTracer()
+    while True:
+        msg = await bus.recv(timeout=5.0)
+        done = tracer.feed(msg) if msg is not None else tracer._expire()
+        for trace in done:
+            line = json.dumps(trace.as_dict(), ensure_ascii=False) if as_json else trace.as_line()
+            print(line, file=out, flush=True)

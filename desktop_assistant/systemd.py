@@ -1,0 +1,86 @@
+"""systemd user units for every process of the Procfile, and the target that groups them.
+
+The Procfile is the one list of processes: honcho reads it for development,
+and the units are generated from it, so both start the same things.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+TARGET = "desktop-assistant.target"
+PREFIX = "desktop-assistant-"
+
+
+@dataclass(frozen=True)
+class ProcessLine:
+    name: str
+    argv: list[str]
+
+
+def read_procfile(path: Path) -> list[ProcessLine]:
+    processes = []
+    for raw in path.read_text().splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, _, command = line.partition(":")
+        processes.append(ProcessLine(name.strip(), shlex.split(command)))
+    return processes
+
+
+def unit_name(process: str) -> str:
+    return f"{PREFIX}{process}.service"
+
+
+def service_unit(process: ProcessLine, root: str, python: str, config: str | None) -> str:
+    argv = [python if arg == "python" else arg for arg in process.argv]
+    if config:
+        argv += ["--config", config]
+    after = "" if process.name == "broker" else f"After={unit_name('broker')}\n"
+    return (
+        "[Unit]\n"
+        f"Description=desktop-assistant {process.name}\n"
+        f"PartOf={TARGET}\n"
+        f"{after}"
+        "StartLimitIntervalSec=60\n"
+        "StartLimitBurst=10\n"
+        "\n"
+        "[Service]\n"
+        "Type=exec\n"
+        f"WorkingDirectory={root}\n"
+        f"ExecStart={' '.join(shlex.quote(a) for a in argv)}\n"
+        "Environment=PYTHONUNBUFFERED=1\n"
+        "Restart=on-failure\n"
+        "RestartSec=3\n"
+        "TimeoutStopSec=5\n"
+        "StandardOutput=journal\n"
+        "StandardError=journal\n"
+        "\n"
+        "[Install]\n"
+        f"WantedBy={TARGET}\n"
+    )
+
+
+def target_unit(processes: list[ProcessLine]) -> str:
+    wants = " ".join(unit_name(p.name) for p in processes)
+    return (
+        "[Unit]\n"
+        "Description=desktop-assistant: every process of the voice assistant\n"
+        f"Wants={wants}\n"
+        "\n"
+        "[Install]\n"
+        "WantedBy=default.target\n"
+    )
+
+
+def render_units(
+    procfile: Path, root: str, python: str, config: str | None = None
+) -> dict[str, str]:
+    """File name → content for every unit."""
+    processes = read_procfile(procfile)
+    units = {unit_name(p.name): service_unit(p, root, python, config) for p in processes}
+    units[TARGET] = target_unit(processes)
+    return units

@@ -1,0 +1,58 @@
+"""Turn traces from bus messages alone."""
+
+from __future__ import annotations
+
+from bus.messages import (
+    Ask,
+    Reply,
+    Say,
+    Speaking,
+    SpeechEnded,
+    ToolCall,
+    ToolResult,
+    TraceMark,
+    Transcript,
+)
+from bus.trace import TurnTracer
+
+
+def test_voice_turn_completes_when_audio_stops_after_the_reply() -> None:
+    t0 = 1000.0
+    turn = "voiceturn1"
+    tracer = TurnTracer()
+    messages = [
+        SpeechEnded(turn=turn, ts=t0 + 0.5, speech_end=t0, duration=2.0),
+        Transcript(turn=turn, ts=t0 + 0.55, text="what time is it", lang="en", speech_end=t0),
+        TraceMark(turn=turn, ts=t0 + 0.6, stage="llm.first_token"),
+        ToolCall(turn=turn, ts=t0 + 0.7, call_id="c1", name="now", arguments="{}"),
+        ToolResult(turn=turn, ts=t0 + 0.75, call_id="c1", name="now", content="x", duration=0.05),
+        Say(turn=turn, ts=t0 + 0.9, text="It is noon.", seq=0),
+        Speaking(turn=turn, ts=t0 + 1.1, speaking=True),
+        Say(turn=turn, ts=t0 + 1.2, text="", seq=1, final=True),
+        Reply(turn=turn, ts=t0 + 1.2, request_id=turn, session="local", conversation="It is noon."),
+    ]
+    for msg in messages:
+        assert tracer.feed(msg) == []
+    (done,) = tracer.feed(Speaking(turn=turn, ts=t0 + 2.0, speaking=False))
+    assert done.text == "what time is it"
+    assert done.stages == {
+        "transcript": 0.55,
+        "llm.first_token": 0.6,
+        "first_say": 0.9,
+        "first_audio": 1.1,
+        "reply": 1.2,
+        "audio_done": 2.0,
+    }
+    assert done.tools == [{"name": "now", "start": 0.7, "duration": 0.05, "ok": True}]
+    assert "first_audio 1.10s" in done.as_line() and "tool now 0.05s" in done.as_line()
+
+
+def test_text_turn_completes_on_reply() -> None:
+    tracer = TurnTracer()
+    assert tracer.feed(Ask(turn="t2", ts=50.0, request_id="r", session="s", text="hi")) == []
+    (done,) = tracer.feed(
+        Reply(turn="t2", ts=50.4, request_id="r", session="s", conversation="", error="llm-error")
+    )
+    assert done.stages == {"reply": 0.4}
+    assert done.error == "llm-error"
+    assert done.as_dict()["text"] == "hi"
