@@ -1,0 +1,1 @@
+"""``desktop-assistant doctor``: check every part and say how to fix what is wrong."""

@@ -1,0 +1,153 @@
+"""Checks that talk to something: the broker, the services' heartbeats, the LLM server."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import httpx
+
+from bus.client import Bus, RequestTimeout
+from bus.endpoints import EndpointError
+from bus.messages import Heartbeat
+from bus.service import endpoints_of
+from desktop_assistant.config import Config
+from desktop_assistant.doctor.result import Check
+from desktop_assistant.systemd import read_procfile
+
+PROCFILE = Path(__file__).resolve().parents[2] / "Procfile"
+MISSED_BEATS = 3
+
+
+def expected_services() -> list[str]:
+    return [p.name for p in read_procfile(PROCFILE)] if PROCFILE.exists() else []
+
+
+async def check_bus(config: Config, listen: float) -> list[Check]:
+    try:
+        endpoints = endpoints_of(config)
+    except EndpointError as exc:
+        return [Check("bus", False, str(exc), "fix [bus] pub/sub in config.toml")]
+    bus = Bus(endpoints, "doctor")
+    try:
+        bus.subscribe(Heartbeat.TOPIC)
+        try:
+            await bus.wait_connected(timeout=2.0)
+        except RequestTimeout:
+            return [
+                Check(
+                    "bus",
+                    False,
+                    f"no broker answers at {endpoints.pub}",
+                    "start the assistant: ./bootstrap run (or python -m bus)",
+                )
+            ]
+        checks = [Check("bus", True, f"broker at {endpoints.pub}")]
+        checks += _plain_tcp_warning(config)
+        beats: dict[str, Heartbeat] = {}
+        deadline = time.monotonic() + listen
+        while (left := deadline - time.monotonic()) > 0:
+            msg = await bus.recv(timeout=left)
+            if isinstance(msg, Heartbeat):
+                beats[msg.service] = msg
+        checks += heartbeat_checks(beats, time.time())
+        return checks
+    finally:
+        await bus.close()
+
+
+def _plain_tcp_warning(config: Config) -> list[Check]:
+    plain = [e for e in (config.bus.pub, config.bus.sub) if e.startswith("tcp://")]
+    if not plain:
+        return []
+    return [
+        Check(
+            "bus security",
+            True,
+            f"plain TCP endpoint {plain[0]}: unencrypted",
+            "use ipc (the default) or CURVE keys (docs/reliability.md)",
+            warning=True,
+        )
+    ]
+
+
+def heartbeat_checks(beats: dict[str, Heartbeat], now: float) -> list[Check]:
+    checks = []
+    names = expected_services()
+    for name in names + sorted(set(beats) - set(names) - {"cli", "doctor", "tap"}):
+        beat = beats.get(name)
+        if beat is None:
+            checks.append(
+                Check(
+                    f"service {name}",
+                    False,
+                    "no heartbeat",
+                    f"start it: python -m {'bus' if name == 'broker' else 'services.' + name}",
+                )
+            )
+            continue
+        age = now - beat.ts
+        fresh = age <= MISSED_BEATS * beat.interval
+        ok = fresh and beat.state in ("ready", "degraded")
+        detail = f"{beat.state} pid {beat.pid} v{beat.version}, beat {age:.1f}s ago"
+        if beat.detail:
+            detail += f": {beat.detail}"
+        checks.append(
+            Check(
+                f"service {name}",
+                ok,
+                detail,
+                "see its log (honcho output or journalctl --user)",
+                warning=beat.state == "degraded",
+            )
+        )
+    return checks
+
+
+async def check_llm(config: Config) -> list[Check]:
+    base = config.llm.rstrip("/")
+    async with httpx.AsyncClient(timeout=httpx.Timeout(3.0)) as client:
+        try:
+            response = await client.get(f"{base}/models")
+        except httpx.HTTPError as exc:
+            return [
+                Check(
+                    "llm",
+                    False,
+                    f"{base} unreachable ({type(exc).__name__})",
+                    "start llama-server/Ollama/vLLM there, or set `llm` in config.toml",
+                )
+            ]
+    if response.status_code != 200:
+        return [
+            Check(
+                "llm",
+                False,
+                f"{base}/models answered {response.status_code}",
+                "check the server's log; llama-server answers 503 while loading",
+            )
+        ]
+    try:
+        models = [m.get("id", "?") for m in response.json().get("data", [])]
+    except (ValueError, AttributeError):
+        models = []
+    wanted = config.dialogue.model
+    if wanted and models and wanted not in models:
+        return [
+            Check(
+                "llm",
+                False,
+                f"model {wanted!r} not served; it has {', '.join(models)}",
+                "set [dialogue] model to one of those",
+            )
+        ]
+    return [Check("llm", True, f"{base}: {', '.join(models) or 'up'}")]
+
+
+def run_remote(config: Config, listen: float) -> list[Check]:
+    async def both() -> list[Check]:
+        bus, llm = await asyncio.gather(check_bus(config, listen), check_llm(config))
+        return bus + llm
+
+    return asyncio.run(both())
