@@ -48,6 +48,13 @@ class Broker:
             sock.setsockopt(zmq.RCVHWM, HWM)
         # A publisher sending more than this is disconnected, not buffered.
         xsub.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES + 4096)
+        self._auth = None
+        curve = self.endpoints.curve
+        if curve is not None:
+            self._auth = curve.start_authenticator(self._ctx)
+            for sock, endpoint in ((xsub, self.endpoints.pub), (xpub, self.endpoints.sub)):
+                if self.endpoints.secured(endpoint):
+                    curve.apply_server(sock)
         try:
             xsub.bind(self.endpoints.pub)
             xpub.bind(self.endpoints.sub)
@@ -88,3 +95,5 @@ class Broker:
         self._thread.join(timeout)
         self._control.close(linger=0)
         self._thread = None
+        if self._auth is not None:
+            self._auth.stop()

@@ -69,6 +69,11 @@ class Bus:
             sock.setsockopt(zmq.RECONNECT_IVL, 100)
             sock.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
         self._sub.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES + 4096)
+        if endpoints.curve is not None:
+            if endpoints.secured(endpoints.pub):
+                endpoints.curve.apply_client(self._pub)
+            if endpoints.secured(endpoints.sub):
+                endpoints.curve.apply_client(self._sub)
         self._pub.connect(endpoints.pub)
         self._sub.connect(endpoints.sub)
         self._fd: int = int(self._sub.get(zmq.FD))  # type: ignore[arg-type]

@@ -9,6 +9,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from bus.security import CurveKeys, SecurityError
+
 IPC_PATH_MAX = 107
 
 
@@ -22,6 +24,11 @@ class Endpoints:
     """Where publishers connect (the broker's XSUB side)."""
     sub: str
     """Where subscribers connect (the broker's XPUB side)."""
+    curve: CurveKeys | None = None
+    """Keys for the TCP endpoints; None for ipc or explicitly allowed plain TCP."""
+
+    def secured(self, endpoint: str) -> bool:
+        return self.curve is not None and endpoint.startswith("tcp://")
 
 
 def runtime_dir() -> Path:
@@ -53,8 +60,29 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def resolve(pub: str = "", sub: str = "") -> Endpoints:
-    """The endpoints to use: the configured ones, or the private ipc defaults."""
+def resolve(
+    pub: str = "", sub: str = "", keys: str = "", client: str = "client", plain_tcp: bool = False
+) -> Endpoints:
+    """The endpoints to use: the configured ones, or the private ipc defaults.
+
+    A TCP endpoint needs CURVE keys in ``keys`` (see :mod:`bus.security`);
+    without them it is refused unless ``plain_tcp`` allows it explicitly.
+    """
+    curve = None
+    if any(e.startswith("tcp://") for e in (pub, sub)):
+        folder = Path(keys) if keys else None
+        if folder is not None and (folder / "server.key").is_file():
+            curve = CurveKeys(folder, client)
+            try:
+                curve.validate()
+            except SecurityError as exc:
+                raise EndpointError(str(exc)) from None
+        elif not plain_tcp:
+            raise EndpointError(
+                f"TCP endpoint without CURVE keys in {keys or '(no [bus] keys)'}: run "
+                "`desktop-assistant keys init`, or set [bus] plain_tcp = true to allow "
+                "unencrypted, unauthenticated TCP"
+            )
     if not pub or not sub:
         folder = runtime_dir()
         pub = pub or f"ipc://{folder}/pub.sock"
@@ -63,7 +91,7 @@ def resolve(pub: str = "", sub: str = "") -> Endpoints:
         path = ipc_path(endpoint)
         if path is not None and len(str(path)) > IPC_PATH_MAX:
             raise EndpointError(f"ipc path longer than {IPC_PATH_MAX} characters: {path}")
-    return Endpoints(pub=pub, sub=sub)
+    return Endpoints(pub=pub, sub=sub, curve=curve)
 
 
 def ipc_path(endpoint: str) -> Path | None:

@@ -25,6 +25,8 @@ class HeartbeatThread(threading.Thread):
         ctx = zmq.Context()
         pub = ctx.socket(zmq.PUB)
         pub.setsockopt(zmq.LINGER, 0)
+        if self._endpoints.curve is not None and self._endpoints.secured(self._endpoints.pub):
+            self._endpoints.curve.apply_client(pub)
         pub.connect(self._endpoints.pub)
         state = "ready"
         while True:

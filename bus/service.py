@@ -39,7 +39,11 @@ def setup_logging(level: str) -> None:
 
 
 def endpoints_of(config: Config) -> Endpoints:
-    return resolve(config.bus.pub, config.bus.sub)
+    bus = config.bus
+    endpoints = resolve(bus.pub, bus.sub, bus.keys, bus.client, bus.plain_tcp)
+    if endpoints.curve is None and "tcp://" in bus.pub + bus.sub:
+        log.warning("bus: plain TCP allowed by [bus] plain_tcp: traffic is unencrypted")
+    return endpoints
 
 
 def load_or_exit(folder: str | None) -> Config:

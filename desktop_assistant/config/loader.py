@@ -41,6 +41,9 @@ def load_config(folder: str | os.PathLike[str] | None = None) -> tuple[Config, P
     elif path.exists():
         raise ConfigError(f"{path}: not a regular file")
     merged = _merge(Config().model_dump(), raw)
+    bus = merged.get("bus")
+    if isinstance(bus, dict) and bus.get("keys") == "":
+        bus["keys"] = str(root / "keys")  # relative to the folder in use, not the XDG one
     try:
         return Config.model_validate(merged), root
     except ValidationError as exc:

@@ -25,6 +25,12 @@ class BusConfig(Table):
     """Endpoint where subscribers connect (the broker's XPUB); empty = ipc default."""
     heartbeat: float = Field(1.0, gt=0)
     """Seconds between heartbeats of every process."""
+    keys: str = ""
+    """CURVE key folder for TCP endpoints; empty = ``keys/`` in the config folder."""
+    client: str = "client"
+    """Which key pair in ``keys`` this machine's processes use."""
+    plain_tcp: bool = False
+    """Allow TCP endpoints without CURVE (unencrypted, unauthenticated): a warning."""
 
 
 class WhisperConfig(Table):
