@@ -165,6 +165,10 @@ class Bus:
         self, msg: Message, reply: type[M], match: Callable[[M], bool], timeout: float
     ) -> M:
         """Publish ``msg`` and wait for the ``reply`` that ``match``es, or raise RequestTimeout."""
+        if reply.TOPIC not in self._prefixes:
+            # A fast answer could otherwise beat the new subscription to the broker.
+            self._listen(reply.TOPIC)
+            await self.wait_connected(timeout=min(timeout, 5.0))
         waiter = self._add_waiter(reply, match)
         self.publish(msg)
         error = f"nobody answered {msg.TOPIC} with {reply.TOPIC} within {timeout:g} s"

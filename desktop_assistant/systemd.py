@@ -55,6 +55,8 @@ def service_unit(process: ProcessLine, root: str, python: str, config: str | Non
         "Environment=PYTHONUNBUFFERED=1\n"
         "Restart=on-failure\n"
         "RestartSec=3\n"
+        "# Exit status 2 is a config error: restarting cannot fix it.\n"
+        "RestartPreventExitStatus=2\n"
         "TimeoutStopSec=5\n"
         "StandardOutput=journal\n"
         "StandardError=journal\n"
