@@ -8,6 +8,7 @@ are inherited by everything the tool starts. Exit status 127 or 126 with a
 
 import os
 import resource
+import signal
 import sys
 
 MIB = 1024 * 1024
@@ -53,6 +54,10 @@ def main(argv: list[str]) -> int:
     if os.getuid() != 0:  # root ignores RLIMIT_NPROC; the runner counts the group instead
         # RLIMIT_NPROC counts every task of the user, so allow what runs already plus ours.
         cap(resource.RLIMIT_NPROC, user_tasks(os.getuid()) + processes)
+    # Python ignores SIGPIPE and SIGXFSZ for itself; an ignored signal stays ignored
+    # across exec, so give the tool the defaults (killed when it passes the file limit).
+    for signum in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(signum, signal.SIG_DFL)
     try:
         os.execv(program, args)
     except OSError as exc:
