@@ -257,7 +257,7 @@ def parse_days(text):
 
 
 def main(argv):
-    if argv[1:2] == ["--test"]:
+    if argv[1:] == ["--test"]:  # alone: as a tool it always gets two arguments
         return self_test()
     first = parse_start(argv[1] if len(argv) > 1 else "")
     days = parse_days(argv[2] if len(argv) > 2 else "")

@@ -145,7 +145,9 @@ async def run_sandboxed(
         )
     except BaseException as exc:
         _close_sinks(out, err)
-        if isinstance(exc, OSError | ValueError):  # ValueError: a NUL byte in argv or env
+        if isinstance(exc, OSError):  # E2BIG: an argument too long for exec, EMFILE...
+            raise CannotStart(exc.strerror or str(exc)) from None
+        if isinstance(exc, ValueError):  # a NUL byte in the environment
             raise CannotStart(str(exc)) from None
         raise
     finally:

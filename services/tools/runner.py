@@ -8,7 +8,7 @@ import signal
 import tempfile
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from desktop_assistant.config.schema import ToolsConfig
@@ -51,7 +51,7 @@ class Runner:
 
     def limits_of(self, tool: Tool) -> Limits:
         own = tool.spec.limits.model_dump(exclude_none=True)
-        base = self.defaults.model_dump(include=set(Limits.__dataclass_fields__))
+        base = self.defaults.model_dump(include={field.name for field in fields(Limits)})
         return Limits(**{**base, **own})
 
     async def run(self, name: str, arguments: str) -> Outcome:

@@ -101,6 +101,12 @@ def test_bad_arguments_are_errors(config: Path, arguments: str, reason: str) -> 
     assert outcome.content.startswith(reason)
 
 
+def test_an_argument_too_long_for_exec_is_an_error(config: Path) -> None:
+    write_tool(config, "echo", ["echo", "{a}"], params={"a": "string"})
+    outcome = run(make_runner(config), "echo", json.dumps({"a": "x" * 300_000}))
+    assert outcome.content == "error: cannot start 'echo': Argument list too long"
+
+
 def test_unknown_tool(config: Path) -> None:
     write_tool(config, "now", ["date"])
     outcome = run(make_runner(config), "weather", '{"place": "Rome"}')
