@@ -30,7 +30,7 @@ MAX_DAYS = 366
 MAX_OCCURRENCES = 200_000
 """Occurrences walked per event before giving up (a SECONDLY rule from 1970...)."""
 PARAM = r';[A-Za-z0-9-]+=(?:"[^"]*"|[^";:])*'
-LINE = re.compile(rf"^([A-Za-z0-9-]+)((?:{PARAM})*):(.*)$")
+LINE = re.compile(rf"^([A-Za-z0-9_-]+)((?:{PARAM})*):(.*)$")
 PARAMS = re.compile(r';([A-Za-z0-9-]+)=((?:"[^"]*"|[^";:])*)')
 DURATION = re.compile(
     r"^([+-])?P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$", re.IGNORECASE
@@ -42,16 +42,13 @@ def warn(message):
     print(f"calendar: {message}", file=sys.stderr)
 
 
-# -- reading .ics files ---------------------------------------------------------
-
-
 def vevents(text):
     """The VEVENT blocks of an iCalendar text, each {NAME: [(params, value)]}.
 
     Continuation lines (a line break followed by a space or a tab) are unfolded;
     VTIMEZONE blocks and components nested in an event (VALARM) are skipped.
     """
-    lines = re.split(r"\r?\n", re.sub(r"\r?\n[ \t]", "", text))
+    lines = re.split(r"\r?\n", re.sub(r"\r?\n[ \t]", "", text.lstrip("\ufeff")))
     events, stack, current = [], [], None
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -151,9 +148,6 @@ def text_value(value):
     return " ".join(value.split()) or "(no title)"
 
 
-# -- occurrences ------------------------------------------------------------------
-
-
 def occurrences(props, start, replaced, lo, hi):
     """Starts of the event's occurrences in [lo, hi) (of start's kind), dateutil recurrence."""
     rules = [fixed_until(value, start) for _, value in props.get("RRULE", [])]
@@ -229,9 +223,6 @@ def render(rows):
     if not rows:
         return "no events"
     return "\n".join(f"{day} {clock or 'all day'} {summary}" for day, _, clock, summary in rows)
-
-
-# -- command line ---------------------------------------------------------------
 
 
 def parse_start(text):

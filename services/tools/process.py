@@ -99,10 +99,11 @@ def group_size(pgid: int) -> int:
 async def _pipe(sink: _Sink) -> int:
     """A pipe whose read end feeds ``sink``; returns the write end for the child."""
     read_fd, write_fd = os.pipe()
-    loop = asyncio.get_running_loop()
+    reader = os.fdopen(read_fd, "rb", buffering=0)
     try:
-        await loop.connect_read_pipe(lambda: sink, os.fdopen(read_fd, "rb", buffering=0))
+        await asyncio.get_running_loop().connect_read_pipe(lambda: sink, reader)
     except BaseException:
+        reader.close()
         os.close(write_fd)
         raise
     return write_fd

@@ -220,6 +220,8 @@ def build_good(vdir: Vdir) -> None:
         "DESCRIPTION:A long description that goes on and on so that folding splits it",
     )
     vdir.add("work", "review", fold(calendar(review), 17, "\t"))
+    lunch = vdir.root / "home" / "lunch.ics"
+    lunch.write_text("\ufeff" + lunch.read_text())  # a byte order mark, as some exporters write
     (vdir.root / "work" / "ignored.ics.tmp").write_text("not a calendar")
 
 
@@ -277,6 +279,7 @@ def test_the_reference_and_the_tool_see_the_tricky_cases(good: Path) -> None:
         "2026-10-02 07:00 Yoga (early)",
         "2026-10-02 00:00 Call mum",
         "2026-10-02 10:00 Meeting, room 4; bring notes",
+        "2026-10-02 12:00 Lunch with Sara",
         "2026-10-02 16:00 Quarterly budget review and planning for the whole team, room 12",
         "2026-10-07 15:00 Standup (moved)",
         "2026-10-23 all day Holiday",

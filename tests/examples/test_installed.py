@@ -13,11 +13,11 @@ from bus.messages import CatalogRequest, ToolCall, ToolCatalog, ToolResult
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
 from tests.helpers.examples import EXAMPLES, run_example
+from tests.helpers.heartbeat import wait_ready
 from tests.helpers.owm import KEY, FakeOpenWeatherMap
 from tests.helpers.processes import Process
 from tests.helpers.searxng import FakeSearxng
 from tests.helpers.vdir import Vdir, event
-from tests.services.tools.test_service import wait_ready
 
 
 async def call(bus: Bus, name: str, arguments: dict[str, object], call_id: str) -> ToolResult:

@@ -11,26 +11,14 @@ from pathlib import Path
 import pytest
 
 from bus.client import Bus
-from bus.messages import CatalogRequest, Heartbeat, ToolCall, ToolCatalog, ToolResult
+from bus.messages import CatalogRequest, ToolCall, ToolCatalog, ToolResult
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
+from tests.helpers.heartbeat import wait_ready
 from tests.helpers.processes import Process
 from tests.services.tools.helpers import ARGV_PRINTER, write_program, write_tool
 
 Start = Callable[..., Process]
-
-
-async def wait_ready(bus: Bus, proc: Process, timeout: float = 30.0) -> None:
-    """Until the service's heartbeat says ready; fails at once if the process died."""
-    deadline = time.monotonic() + timeout
-    bus.subscribe(Heartbeat.TOPIC)
-    while time.monotonic() < deadline:
-        if proc.popen.poll() is not None:
-            raise AssertionError(f"tools service exited:\n{proc.output()}")
-        msg = await bus.recv(timeout=0.5)
-        if isinstance(msg, Heartbeat) and msg.pid == proc.pid and msg.state == "ready":
-            return
-    raise AssertionError(f"tools service never became ready:\n{proc.output()}")
 
 
 @pytest.fixture
