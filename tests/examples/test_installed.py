@@ -13,7 +13,7 @@ from bus.messages import CatalogRequest, ToolCall, ToolCatalog, ToolResult
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
 from tests.helpers.examples import EXAMPLES, run_example
-from tests.helpers.heartbeat import wait_ready
+from tests.helpers.heartbeat import request, wait_ready
 from tests.helpers.owm import KEY, FakeOpenWeatherMap
 from tests.helpers.processes import Process
 from tests.helpers.searxng import FakeSearxng
@@ -21,7 +21,8 @@ from tests.helpers.vdir import Vdir, event
 
 
 async def call(bus: Bus, name: str, arguments: dict[str, object], call_id: str) -> ToolResult:
-    return await bus.request(
+    return await request(
+        bus,
         ToolCall(call_id=call_id, name=name, arguments=json.dumps(arguments), turn="t"),
         ToolResult,
         lambda r: r.call_id == call_id,
@@ -53,7 +54,7 @@ def test_examples_work_from_a_config_folder(
 
             async def body(bus: Bus) -> None:
                 await wait_ready(bus, proc)
-                catalog = await bus.request(CatalogRequest(), ToolCatalog, lambda m: True, 10)
+                catalog = await request(bus, CatalogRequest(), ToolCatalog, lambda m: True, 10)
                 by_name = {tool["name"]: tool for tool in catalog.tools}
                 assert sorted(by_name) == ["calendar", "now", "search", "weather"]
                 assert by_name["now"]["announce"] == {} and by_name["calendar"]["announce"] == {}

@@ -14,7 +14,7 @@ from bus.client import Bus
 from bus.messages import CatalogRequest, ToolCall, ToolCatalog, ToolResult
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
-from tests.helpers.heartbeat import wait_ready
+from tests.helpers.heartbeat import request, wait_ready
 from tests.helpers.processes import Process
 from tests.services.tools.helpers import ARGV_PRINTER, write_program, write_tool
 
@@ -41,7 +41,8 @@ def start_tools(config_folder: ConfigFolder, broker: Process, log_dir: Path) -> 
 
 
 async def call(bus: Bus, name: str, arguments: str, call_id: str, turn: str = "t1") -> ToolResult:
-    return await bus.request(
+    return await request(
+        bus,
         ToolCall(call_id=call_id, name=name, arguments=arguments, turn=turn),
         ToolResult,
         lambda r: r.call_id == call_id,
@@ -238,7 +239,7 @@ def test_missing_tools_folder_means_no_tools(
     start_tools()
 
     async def body(bus: Bus) -> None:
-        catalog = await bus.request(CatalogRequest(), ToolCatalog, lambda m: True, 10)
+        catalog = await request(bus, CatalogRequest(), ToolCatalog, lambda m: True, 10)
         assert catalog.tools == []
         result = await call(bus, "now", "{}", "c1")
         assert result.content == "error: unknown tool 'now' (known: none)"
