@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-CHECKS: list[Callable[[Path], list[str]]] = []
+from desktop_assistant.config.toolfiles import check_tool_files
+
+CHECKS: list[Callable[[Path], list[str]]] = [check_tool_files]
 
 
 def extra_checks(folder: Path) -> list[str]:

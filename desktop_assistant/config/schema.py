@@ -101,12 +101,22 @@ class DialogueConfig(Table):
 
 
 class ToolsConfig(Table):
+    """Limits of every tool run (a tool file's ``[limits]`` overrides them) and the service."""
+
     cpu_seconds: int = Field(10, ge=1)
+    """CPU seconds a run may use (RLIMIT_CPU), all its processes each."""
     memory_mb: int = Field(512, ge=16)
+    """Address space of each process of a run in MiB (RLIMIT_AS)."""
     file_size_mb: int = Field(16, ge=0)
+    """Largest file a run may write, in MiB (RLIMIT_FSIZE)."""
     processes: int = Field(64, ge=1)
+    """Most processes of a run at once, the tool itself included."""
     output_bytes: int = Field(65536, ge=2000)
     """Most bytes of a tool's output read before it is stopped."""
+    concurrency: int = Field(8, ge=1)
+    """Most tool runs at once; further calls wait for a free slot."""
+    catalog_interval: float = Field(5.0, gt=0)
+    """Seconds between two publications of the tool catalog."""
 
 
 class BrainConfig(Table):

@@ -1,0 +1,1 @@
+"""The processes of the assistant, one package each (``python -m services.<name>``)."""

@@ -1,0 +1,124 @@
+"""Run a tool by name with the model's arguments and turn every ending into the model's text."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from desktop_assistant.config.schema import ToolsConfig
+from desktop_assistant.config.toolfiles import Tool, resolve_program
+from services.tools.arguments import ToolError, parse_arguments, substitute
+from services.tools.process import CannotStart, Finished, Limits, run_sandboxed
+from services.tools.sandbox_exec import CANNOT_START
+
+log = logging.getLogger(__name__)
+
+MAX_CONTENT = 2000
+"""Characters of a result the model receives."""
+MAX_STDERR_LINE = 300
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the model receives (``content``), whether the tool succeeded, and how long it took."""
+
+    content: str
+    ok: bool
+    duration: float
+
+
+class Runner:
+    """Runs the configured tools: argv without a shell, sandboxed, every failure a result."""
+
+    def __init__(
+        self,
+        tools: Mapping[str, Tool],
+        tools_dir: Path,
+        env: Mapping[str, str],
+        defaults: ToolsConfig,
+    ) -> None:
+        self.tools = dict(tools)
+        self.tools_dir = tools_dir
+        self.env = {**os.environ, **env}
+        """The service's own environment plus ``[env]``."""
+        self.defaults = defaults
+
+    def limits_of(self, tool: Tool) -> Limits:
+        own = tool.spec.limits.model_dump(exclude_none=True)
+        base = self.defaults.model_dump(include={field.name for field in fields(Limits)})
+        return Limits(**{**base, **own})
+
+    async def run(self, name: str, arguments: str) -> Outcome:
+        started = time.monotonic()
+        try:
+            content = await self._run(name, arguments)
+            ok = True
+        except ToolError as exc:
+            content, ok = f"error: {exc}"[:MAX_CONTENT], False
+        duration = time.monotonic() - started
+        log.info("%s: %s in %.2f s", name, "ok" if ok else content, duration)
+        return Outcome(content, ok, duration)
+
+    async def _run(self, name: str, arguments: str) -> str:
+        tool = self.tools.get(name)
+        if tool is None:
+            known = ", ".join(sorted(self.tools)) or "none"
+            raise ToolError(f"unknown tool {name!r} (known: {known})")
+        values = parse_arguments(arguments)
+        argv = substitute(tool.spec.command, tool.spec.params, values)
+        program = resolve_program(argv[0], self.tools_dir, self.env.get("PATH"))
+        if program is None:
+            where = "tools/" if "/" in argv[0] else "tools/ or PATH"
+            raise ToolError(f"cannot start {argv[0]!r}: no executable file in {where}")
+        with tempfile.TemporaryDirectory(prefix="da-tool-") as scratch:
+            env = {**self.env, "TMPDIR": scratch}
+            try:
+                finished = await run_sandboxed(
+                    [program, *argv[1:]],
+                    env=env,
+                    cwd=scratch,
+                    timeout=tool.spec.timeout,
+                    limits=self.limits_of(tool),
+                )
+            except CannotStart as exc:
+                raise ToolError(f"cannot start {argv[0]!r}: {exc}") from None
+        return result_text(finished, self.limits_of(tool))
+
+
+def result_text(finished: Finished, limits: Limits) -> str:
+    """stdout stripped and cut, or raise ToolError with the reason and stderr's last line."""
+    last = last_line(finished.stderr_tail)
+    if finished.stopped is not None:
+        reason = finished.stopped
+    elif finished.returncode in (126, 127) and last.startswith(CANNOT_START):
+        raise ToolError(last.removeprefix("sandbox: "))
+    elif finished.returncode < 0:
+        reason = killed_by(-finished.returncode, limits)
+    elif finished.returncode > 0:
+        reason = f"exit status {finished.returncode}"
+    else:
+        return finished.stdout.decode("utf-8", errors="replace").strip()[:MAX_CONTENT]
+    raise ToolError(f"{reason}: {last}" if last else reason)
+
+
+def killed_by(signum: int, limits: Limits) -> str:
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    if signum == signal.SIGXCPU:
+        return f"killed by {name}: it used its {limits.cpu_seconds} s of CPU time"
+    if signum == signal.SIGXFSZ:
+        return f"killed by {name}: it wrote a file larger than {limits.file_size_mb} MiB"
+    return f"killed by {name}"
+
+
+def last_line(tail: bytes) -> str:
+    lines = tail.decode("utf-8", errors="replace").strip().splitlines()
+    return lines[-1].strip()[:MAX_STDERR_LINE] if lines else ""

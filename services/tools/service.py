@@ -1,0 +1,125 @@
+"""The tools service on the bus: the catalog, and each call answered once per call id."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from typing import Any
+
+from bus.client import Bus
+from bus.messages import CatalogRequest, ToolCall, ToolCatalog, ToolResult
+from services.tools.runner import Outcome, Runner
+
+log = logging.getLogger(__name__)
+
+CallKey = tuple[str | None, str, str, str]
+
+
+class AnswerCache:
+    """The outcome of recent calls by (turn, call id, name, arguments), least recent dropped.
+
+    An entry is stored when the call starts, so a repeat that arrives while
+    the first run is still going waits for that run instead of starting another.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[CallKey, asyncio.Future[Outcome]] = OrderedDict()
+
+    def get(self, key: CallKey) -> asyncio.Future[Outcome] | None:
+        future = self._entries.get(key)
+        if future is not None:
+            self._entries.move_to_end(key)
+        return future
+
+    def put(self, key: CallKey, future: asyncio.Future[Outcome]) -> None:
+        self._entries[key] = future
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+
+
+class ToolService:
+    """Publishes the catalog (start-up, every ``interval`` s, on request) and answers calls."""
+
+    def __init__(
+        self,
+        bus: Bus,
+        runner: Runner,
+        catalog: list[dict[str, Any]],
+        *,
+        interval: float = 5.0,
+        concurrency: int = 8,
+        cache_size: int = 256,
+    ) -> None:
+        self.bus = bus
+        self.runner = runner
+        self.catalog = catalog
+        self.interval = interval
+        self.slots = asyncio.Semaphore(concurrency)
+        self.answers = AnswerCache(cache_size)
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    async def run(self) -> None:
+        self.bus.subscribe(ToolCall.TOPIC, CatalogRequest.TOPIC)
+        await self.bus.wait_connected()  # our subscriptions have reached the broker
+        self.publish_catalog()
+        self.bus.set_state("ready", f"{len(self.catalog)} tools")
+        self._spawn(self._republish())
+        try:
+            async for msg in self.bus:
+                if isinstance(msg, ToolCall):
+                    self.handle_call(msg)
+                elif isinstance(msg, CatalogRequest):
+                    self.publish_catalog()
+        finally:
+            for task in list(self._tasks):
+                task.cancel()
+            if self._tasks:  # running tools are killed with their process groups
+                await asyncio.wait(self._tasks, timeout=5)
+
+    def publish_catalog(self) -> None:
+        self.bus.publish(ToolCatalog(tools=self.catalog))
+
+    async def _republish(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            self.publish_catalog()
+
+    def handle_call(self, call: ToolCall) -> None:
+        key: CallKey = (call.turn, call.call_id, call.name, call.arguments)
+        outcome = self.answers.get(key)
+        if outcome is None:
+            outcome = self._spawn(self._execute(call))
+            self.answers.put(key, outcome)
+        else:
+            log.info("call %s of %s repeated: its first result answers", call.call_id, call.name)
+        self._spawn(self._answer(call, outcome))
+
+    async def _execute(self, call: ToolCall) -> Outcome:
+        async with self.slots:
+            try:
+                return await self.runner.run(call.name, call.arguments)
+            except Exception as exc:  # a bug of ours must not leave the caller waiting
+                log.exception("call %s of %s failed inside the service", call.call_id, call.name)
+                return Outcome(f"error: internal error of the tools service: {exc}", False, 0.0)
+
+    async def _answer(self, call: ToolCall, outcome: asyncio.Future[Outcome]) -> None:
+        done = await asyncio.shield(outcome)
+        self.bus.publish(
+            ToolResult(
+                call_id=call.call_id,
+                name=call.name,
+                content=done.content,
+                ok=done.ok,
+                duration=done.duration,
+                turn=call.turn,
+                site=call.site,
+            )
+        )
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
