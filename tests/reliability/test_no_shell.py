@@ -29,9 +29,11 @@ def offences(path: Path) -> list[str]:
         if isinstance(func, ast.Attribute) and func.attr in FORBIDDEN_CALLS:
             if isinstance(func.value, ast.Name) and func.value.id in ("os", "subprocess"):
                 found.append(f"{path}:{node.lineno}: {func.value.id}.{func.attr}")
-        if isinstance(func, ast.Attribute) and func.attr in ("run", "Popen", "call",
-                                                             "check_output", "check_call",
-                                                             "create_subprocess_exec"):
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and (func.value.id == "subprocess" or func.attr == "create_subprocess_exec")
+        ):
             if node.args and isinstance(node.args[0], ast.Constant | ast.JoinedStr | ast.BinOp):
                 found.append(f"{path}:{node.lineno}: command line built as a string")
         if isinstance(func, ast.Attribute) and func.attr == "create_subprocess_shell":
