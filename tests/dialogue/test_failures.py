@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 
 import pytest
 
@@ -13,6 +12,7 @@ from tests.dialogue.harness import Harness, TurnRecord
 from tests.dialogue.test_loop import run
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.stack import free_port
 
 
 def assert_apology(record: TurnRecord, code: str, text: str) -> None:
@@ -22,12 +22,6 @@ def assert_apology(record: TurnRecord, code: str, text: str) -> None:
     assert (last.text, last.kind, last.final) == (text, "error", True)
     (error,) = record.of(Error)
     assert (error.service, error.code) == ("dialogue", code)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 BROKEN_STREAMS = {
