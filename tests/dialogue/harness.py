@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -15,7 +15,8 @@ from bus.message import Message, new_id
 from bus.messages import Ask, Heartbeat, Reply, Say, TraceMark, Transcript
 from desktop_assistant.config import Config
 from services.dialogue.service import DialogueService
-from tests.helpers.tool_executor import Result, ScriptedExecutor
+from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.tool_executor import Result, ScriptedExecutor, tool
 
 M = TypeVar("M", bound=Message)
 
@@ -166,3 +167,25 @@ class Harness:
 
     def audio_output_alive(self, service: str = "tts") -> None:
         self.client.publish(Heartbeat(service=service, pid=1, state="ready", version="test"))
+
+
+WEATHER = tool("weather", "Current weather.", {"place": "string"})
+NOW = tool("now", "Date and time.")
+
+
+def run(
+    endpoints: Endpoints, llm: ScriptedLLM, body: Callable[[Harness], Awaitable[None]], **kw: Any
+) -> None:
+    async def main() -> None:
+        async with Harness(endpoints, llm.url, **kw) as harness:
+            await body(harness)
+
+    asyncio.run(main())
+
+
+def tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in request["messages"] if m["role"] == "tool"]
+
+
+def assistant_calls(request: dict[str, Any]) -> list[dict[str, Any]]:
+    return [tc for m in request["messages"] if m.get("tool_calls") for tc in m["tool_calls"]]

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from bus.endpoints import Endpoints
 from bus.messages import ClearHistory, HistoryCleared, ToolCall
-from tests.dialogue.harness import Harness
-from tests.dialogue.test_loop import NOW, run
+from tests.dialogue.harness import NOW, Harness, run
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
 from tests.helpers.tool_executor import tool

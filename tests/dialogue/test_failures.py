@@ -8,8 +8,7 @@ import pytest
 
 from bus.endpoints import Endpoints
 from bus.messages import Error, Say
-from tests.dialogue.harness import Harness, TurnRecord
-from tests.dialogue.test_loop import run
+from tests.dialogue.harness import Harness, TurnRecord, run
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
 from tests.helpers.stack import free_port

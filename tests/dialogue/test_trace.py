@@ -5,9 +5,8 @@ from __future__ import annotations
 from bus.endpoints import Endpoints
 from bus.message import Message
 from bus.messages import Control, Reply, Say, ToolCall, ToolResult, TraceMark
-from tests.dialogue.harness import Harness
+from tests.dialogue.harness import Harness, run
 from tests.dialogue.test_announce_history import WEATHER
-from tests.dialogue.test_loop import run
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
 
