@@ -67,24 +67,6 @@ def test_a_repeated_request_id_runs_once(brain: Stack) -> None:
     assert len(brain.llm.requests) == 2  # one turn: the tool round and the answer
 
 
-def test_a_retry_while_the_first_attempt_still_runs_joins_it(brain: Stack) -> None:
-    brain.llm.script({"stream": [{"gate": "slow"}, *c.text("Joined.")["stream"]]})
-
-    async def main() -> list[httpx.Response]:
-        async with httpx.AsyncClient(timeout=30) as client:
-            body = {"session_id": "j", "request_id": "retry", "text": "Hi"}
-            first = asyncio.ensure_future(client.post(f"{brain.url}/ask", json=body))
-            await asyncio.to_thread(brain.llm.wait_requests, 1)
-            second = asyncio.ensure_future(client.post(f"{brain.url}/ask", json=body))
-            await asyncio.sleep(0)  # both requests on their way before the LLM goes on
-            brain.llm.gate("slow").set()
-            return list(await asyncio.gather(first, second))
-
-    responses = asyncio.run(main())
-    assert [r.json()["conversation"] for r in responses] == ["Joined.", "Joined."]
-    assert len(brain.llm.requests) == 1
-
-
 def test_a_request_id_reused_for_another_question_is_refused(brain: Stack) -> None:
     brain.llm.script(c.text("A."))
     assert ask(brain, "First", request_id="r-conflict").status_code == 200
