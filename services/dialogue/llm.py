@@ -3,19 +3,20 @@
 It turns the server's SSE stream into :class:`Delta` objects and every way a
 request can fail into an :class:`LLMError` with a short code; it never lets an
 ``httpx`` exception or a malformed chunk escape. The time spent waiting on the
-network is added to :attr:`Waits.llm` so the loop can measure its own overhead.
+network is counted in :attr:`Waits.llm` so the loop can measure its own overhead.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+
+from services.dialogue.timing import Waits
 
 log = logging.getLogger(__name__)
 
@@ -37,14 +38,6 @@ class Delta:
     content: str = ""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     finish_reason: str | None = None
-
-
-@dataclass
-class Waits:
-    """Seconds a turn spent waiting on outside parties."""
-
-    llm: float = 0.0
-    tools: float = 0.0
 
 
 class LLMClient:
@@ -80,21 +73,18 @@ class LLMClient:
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, waits: Waits
     ) -> AsyncIterator[Delta]:
         body: dict[str, Any] = {"messages": messages, "stream": True}
-        if model := await self.model():
-            body["model"] = model
-        if tools:
-            body["tools"] = tools
-            body["parallel_tool_calls"] = True  # llama-server sends one call otherwise
-        started = time.perf_counter()
-        try:
-            request = self._http.build_request(
-                "POST", f"{self.base_url}/chat/completions", json=body
-            )
-            response = await self._http.send(request, stream=True)
-        except (httpx.HTTPError, httpx.InvalidURL) as exc:
-            raise _transport_error(exc, self.base_url) from None
-        finally:
-            waits.llm += time.perf_counter() - started
+        with waits.waiting("llm"):
+            if model := await self.model():
+                body["model"] = model
+            if tools:
+                body["tools"] = tools
+                body["parallel_tool_calls"] = True  # llama-server sends one call otherwise
+            try:
+                url = f"{self.base_url}/chat/completions"
+                request = self._http.build_request("POST", url, json=body)
+                response = await self._http.send(request, stream=True)
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
+                raise _transport_error(exc, self.base_url) from None
         try:
             if response.status_code >= 400:
                 await _raise_status(response, waits)
@@ -114,13 +104,11 @@ async def _deltas(response: httpx.Response, waits: Waits) -> AsyncIterator[Delta
     finished = False
     lines = response.aiter_lines()
     while True:
-        started = time.perf_counter()
         try:
-            line = await anext(lines)
+            with waits.waiting("llm"):
+                line = await anext(lines)
         except StopAsyncIteration:
             break
-        finally:
-            waits.llm += time.perf_counter() - started
         name, _, value = line.partition(":")
         value = value.removeprefix(" ")
         if name == "error":  # llama-server's mid-stream error event
@@ -181,11 +169,8 @@ def _whole_answer(raw: bytes) -> Delta:
 
 
 async def _read(response: httpx.Response, waits: Waits) -> bytes:
-    started = time.perf_counter()
-    try:
+    with waits.waiting("llm"):
         return await response.aread()
-    finally:
-        waits.llm += time.perf_counter() - started
 
 
 async def _raise_status(response: httpx.Response, waits: Waits) -> None:

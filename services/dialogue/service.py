@@ -6,7 +6,6 @@ import asyncio
 import gc
 import logging
 import random
-import time
 from collections import OrderedDict
 from collections.abc import Coroutine
 from typing import Any
@@ -30,6 +29,7 @@ from desktop_assistant.config import Config
 from services.dialogue.history import Sessions
 from services.dialogue.llm import LLMClient
 from services.dialogue.phrases import guess_lang
+from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.turn import Turn, TurnRequest, TurnResult
 
@@ -150,8 +150,12 @@ class DialogueService:
 
     async def _turn(self, request: TurnRequest) -> None:
         self._in_flight.add(request.request_id)
+        waits = Waits()
+        lock = self.sessions.lock(request.session)
         try:
-            async with self.sessions.lock(request.session):
+            with waits.waiting("queue"):
+                await lock.acquire()
+            try:
                 result = await Turn(
                     request,
                     bus=self.bus,
@@ -159,7 +163,10 @@ class DialogueService:
                     llm=self.llm,
                     toolbox=self.toolbox,
                     sessions=self.sessions,
+                    waits=waits,
                 ).run()
+            finally:
+                lock.release()
             self._answer(request, result)
         finally:
             self._in_flight.discard(request.request_id)
@@ -178,14 +185,8 @@ class DialogueService:
             self._replies[request.request_id] = reply
             while len(self._replies) > REMEMBERED_REPLIES:
                 self._replies.popitem(last=False)
-        overhead = time.perf_counter() - request.received - result.waits.llm - result.waits.tools
         self.bus.publish(
-            TraceMark(
-                stage="turn.done",
-                detail=f"overhead_ms={overhead * 1000:.3f} llm_ms={result.waits.llm * 1000:.1f} "
-                f"tools_ms={result.waits.tools * 1000:.1f}",
-                turn=request.turn,
-            )
+            TraceMark(stage="turn.done", detail=result.waits.summary(), turn=request.turn)
         )
         if result.error in UNREACHABLE:
             self.bus.set_state("degraded", f"LLM: {result.error} at {self.config.llm}")

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from bus.client import Bus
 from bus.messages import Error, TraceMark
 from desktop_assistant.config import Config
 from services.dialogue.history import Sessions
-from services.dialogue.llm import LLMClient, LLMError, Waits
+from services.dialogue.llm import LLMClient, LLMError
 from services.dialogue.phrases import apology
 from services.dialogue.sentences import SentenceSplitter
 from services.dialogue.speech import Speech
 from services.dialogue.textcalls import may_be_call, parse_text_calls
+from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.toolcalls import ToolCallAssembler, ToolCallRequest
 
@@ -36,7 +36,6 @@ class TurnRequest:
     """Spoken on this machine: publish ``Say`` and ``Control``."""
     volume: bool
     """Offer ``adjust_volume``."""
-    received: float = field(default_factory=time.perf_counter)
 
 
 @dataclass
@@ -63,6 +62,7 @@ class Turn:
         llm: LLMClient,
         toolbox: Toolbox,
         sessions: Sessions,
+        waits: Waits,
     ) -> None:
         self.req = req
         self.bus, self.config, self.llm, self.toolbox, self.sessions = (
@@ -74,7 +74,7 @@ class Turn:
         )
         self.speech = Speech(bus, req.turn, req.lang, req.local)
         self.splitter = SentenceSplitter()
-        self.waits = Waits()
+        self.waits = waits
         self.answer: list[str] = []
         self.controls: list[dict[str, Any]] = []
         self.error: str | None = None
@@ -186,11 +186,10 @@ class Turn:
                 "tool_calls": [call.message() for call in result.calls],
             }
         )
-        started = time.perf_counter()
-        outcomes = await asyncio.gather(
-            *(self.toolbox.run(call, self.req.turn, self.req.volume) for call in result.calls)
-        )
-        self.waits.tools += time.perf_counter() - started
+        with self.waits.waiting("tools"):
+            outcomes = await asyncio.gather(
+                *(self.toolbox.run(call, self.req.turn, self.req.volume) for call in result.calls)
+            )
         controls = []
         for call, outcome in zip(result.calls, outcomes, strict=True):
             messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.content})

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from services.dialogue.llm import Delta, LLMClient, LLMError, Waits
+from services.dialogue.llm import Delta, LLMClient, LLMError
+from services.dialogue.timing import Waits
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
 
