@@ -57,6 +57,11 @@ def test_snapshot_of_a_voice_turn(module_broker: Endpoints, llm: ScriptedLLM) ->
             "reply 'Sunny in Rome, 24 degrees. Louder now.' "
             "[{'type': 'adjust_volume', 'direction': 'up'}]",
         ]
-        assert messages[-1].TOPIC == "trace.mark" and record.reply is messages[-2]
+        done = messages[-1]
+        assert isinstance(done, TraceMark) and record.reply is messages[-2]
+        assert done.stage == "turn.done"
+        assert {"overhead_ms", "overhead_cpu_ms", "llm_ms", "tools_ms", "queue_ms"} == {
+            part.split("=")[0] for part in done.detail.split()
+        }
 
     run(module_broker, llm, body, tools=[WEATHER], results={"weather": "Rome: sunny"})
