@@ -123,7 +123,9 @@ class BrainConfig(Table):
     host: str = "127.0.0.1"
     port: int = Field(8183, ge=1, le=65535)
     token: str = ""
-    """Bearer token required when ``host`` is not loopback."""
+    """Bearer token required when ``host`` is not loopback (and checked whenever set)."""
+    timeout: float = Field(120.0, gt=0)
+    """Seconds ``/ask`` waits for the dialogue service's reply before answering 504."""
 
 
 def _default_voices() -> dict[str, VoiceConfig]:

@@ -33,12 +33,14 @@ async def feed_until_seen(config_folder: ConfigFolder, tap: subprocess.Popen[str
     reader = loop.run_in_executor(None, tap.stdout.readline)
     try:
         await bus.wait_connected()
-        while True:
+        while not lines or "ready?" not in lines[-1]:
             bus.publish(Say(text="ready?", turn="turn-0001"))
             done, _ = await asyncio.wait([reader], timeout=0.2)
             if done:
-                lines.append(reader.result())
-                break
+                line = reader.result()
+                if "ready?" in line:  # skip heartbeats printed before our say
+                    lines.append(line)
+                reader = loop.run_in_executor(None, tap.stdout.readline)
         bus.publish(Utterance(pcm=b"\0\0" * 16000, rate=16000, duration=1.0, speech_end=2.0))
         bus.send_raw([b"tts.say", b"\xc1 not msgpack"])
         bus.publish(Say(text="last", turn="turn-0002"))

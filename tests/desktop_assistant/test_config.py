@@ -35,7 +35,7 @@ def test_missing_folder_gives_the_seed_defaults(tmp_path: Path) -> None:
 def test_defaults_survive_a_partial_file(tmp_path: Path) -> None:
     folder = write(
         tmp_path,
-        'tool_rounds = 5\n[whisper]\nport = 9000\n[voice.en]\nblend = { af_bella = 1.0 }\n'
+        "tool_rounds = 5\n[whisper]\nport = 9000\n[voice.en]\nblend = { af_bella = 1.0 }\n"
         '[voice.ja]\nlang = "ja"\nblend = { jf_alpha = 1.0 }\n',
     )
     config, _ = load_config(folder)

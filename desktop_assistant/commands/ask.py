@@ -1,0 +1,88 @@
+"""``desktop-assistant ask "TEXT"``: a text turn over the bus; prints the reply.
+
+Text turns are not spoken: only questions heard by the mic are answered aloud.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from bus.client import RequestTimeout
+from bus.message import new_id
+from bus.messages import Ask, Heartbeat, Reply
+from bus.service import load_or_exit
+from desktop_assistant.commands.busclient import cli_bus
+
+ALIVE_STATES = ("ready", "degraded")
+
+
+def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser("ask", help="ask the assistant in text and print the reply")
+    parser.add_argument("text", nargs="+", help="the question")
+    parser.add_argument("--json", action="store_true", help='print {"conversation", "control"}')
+    parser.add_argument("--session", default="cli", help="conversation to continue (default cli)")
+    parser.add_argument("--lang", help="language of the question (default: [dialogue] lang)")
+    parser.add_argument("--timeout", type=float, help="seconds to wait (default: [brain] timeout)")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    text = " ".join(args.text).strip()
+    if not text:
+        print("ask: the question is empty", file=sys.stderr)
+        return 2
+    return asyncio.run(_ask(args, text))
+
+
+async def _ask(args: argparse.Namespace, text: str) -> int:
+    config = load_or_exit(args.config)
+    timeout = args.timeout or config.brain.timeout
+    async with cli_bus(args.config) as bus:
+        bus.subscribe(Reply.TOPIC, Heartbeat.TOPIC)
+        await bus.wait_connected()  # the reply's subscription is in place before we ask
+        request = Ask(
+            request_id=new_id(), session=args.session, text=text, client_type="text", lang=args.lang
+        )
+        answer = asyncio.ensure_future(
+            bus.request(request, Reply, lambda r: r.request_id == request.request_id, timeout)
+        )
+        alive = asyncio.ensure_future(
+            bus.wait_for(
+                Heartbeat,
+                lambda h: h.service == "dialogue" and h.state in ALIVE_STATES,
+                timeout=3 * config.bus.heartbeat + 0.5,
+            )
+        )
+        try:
+            await asyncio.wait({answer, alive}, return_when=asyncio.FIRST_COMPLETED)
+            if not answer.done() and alive.exception() is not None:
+                print(
+                    "ask: no dialogue service on the bus: start it (`honcho start`, or "
+                    "`python -m services.dialogue`)",
+                    file=sys.stderr,
+                )
+                return 3
+            reply = await answer
+        except RequestTimeout:
+            print(f"ask: the dialogue service did not answer within {timeout:g} s", file=sys.stderr)
+            return 3
+        finally:
+            for task in (answer, alive):
+                task.cancel()
+            await asyncio.gather(answer, alive, return_exceptions=True)
+    if args.json:
+        print(
+            json.dumps(
+                {"conversation": reply.conversation, "control": reply.control}, ensure_ascii=False
+            )
+        )
+    else:
+        print(reply.conversation)
+    if reply.error:
+        print(f"ask: the turn failed: {reply.error}", file=sys.stderr)
+        return 1
+    return 0

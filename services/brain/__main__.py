@@ -1,0 +1,58 @@
+"""``python -m services.brain``: the HTTP API of seed 003, bridged onto the bus."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import socket
+import sys
+
+from bus.client import Bus
+from bus.service import ServiceMain, load_or_exit, run_service, service_parser
+from desktop_assistant.config import Config
+from services.brain.api import create_app
+from services.brain.bridge import BrainBridge
+from services.brain.server import is_loopback, listen, serve
+
+log = logging.getLogger("services.brain")
+
+
+def make_main(sock: socket.socket) -> ServiceMain:
+    async def main(bus: Bus, config: Config, args: argparse.Namespace) -> None:
+        bridge = BrainBridge(bus, config.brain.timeout)
+        await bridge.start()
+        watcher = asyncio.ensure_future(bridge.watch())
+        bus.set_state("ready")
+        host, port = sock.getsockname()[:2]
+        log.info("brain: listening on http://%s:%s (OpenAPI at /docs)", host, port)
+        try:
+            await serve(create_app(bridge, config.brain.token), sock)
+        finally:
+            watcher.cancel()
+
+    return main
+
+
+def start(argv: list[str] | None = None) -> int:
+    parser = service_parser("brain", "The HTTP API for other user interfaces (seed 003).")
+    args = parser.parse_args(argv)
+    config = load_or_exit(args.config)
+    if not is_loopback(config.brain.host) and not config.brain.token:
+        print(
+            f"brain: refusing to listen on {config.brain.host} without a token: set [brain] token "
+            "in the config (clients then send 'Authorization: Bearer TOKEN'), or use 127.0.0.1",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        sock = listen(config.brain.host, config.brain.port)
+    except OSError as exc:
+        print(f"brain: {exc}", file=sys.stderr)
+        return 2
+    with sock:
+        return run_service("brain", args, make_main(sock))
+
+
+if __name__ == "__main__":
+    sys.exit(start())

@@ -1,0 +1,159 @@
+"""The brain's HTTP API (seed 003): ``/ask``, ``/clear_history``, ``/health/ready``.
+
+Validation is FastAPI's; the handlers below only turn its errors (and every
+other refusal) into a 4xx with a JSON ``{"error": ...}`` that says what is wrong.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any, Literal
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from starlette.exceptions import HTTPException
+
+from services.brain.bridge import BrainBridge, Conflict, NoAnswer, Unavailable
+from services.brain.limits import RequestGuard
+
+log = logging.getLogger(__name__)
+
+MAX_BODY = 64 * 1024
+
+
+class AskBody(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+    session_id: str = Field(min_length=1, max_length=200, description="The client's conversation")
+    request_id: str = Field(
+        min_length=1, max_length=200, description="Unique per question; a retry sends it again"
+    )
+    text: str = Field(min_length=1, max_length=8000, description="What the user said")
+    client_type: Literal["voice", "text"] = Field(
+        "text", description="``voice`` clients are offered adjust_volume"
+    )
+    lang: str | None = Field(None, max_length=16, description="Language code, if known")
+
+    @field_validator("text")
+    @classmethod
+    def not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("text is blank")
+        return value
+
+
+class AskAnswer(BaseModel):
+    conversation: str = Field(description="What to say (may be empty with a control)")
+    control: list[dict[str, Any]] = Field(
+        description='Client actions, e.g. {"type": "adjust_volume"}'
+    )
+    error: str | None = Field(None, description="A short code when the turn failed")
+
+
+class ClearBody(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+    session_id: str = Field(min_length=1, max_length=200)
+
+
+class Problem(BaseModel):
+    error: str
+
+
+def create_app(bridge: BrainBridge, token: str = "") -> FastAPI:
+    app = FastAPI(
+        title="desktop-assistant brain",
+        description="The HTTP API of the assistant for other user interfaces (seed 003).",
+        version="1",
+    )
+    app.add_middleware(RequestGuard, max_body=MAX_BODY)
+    _install_error_handlers(app)
+
+    def authorized(request: Request) -> None:
+        if not token:
+            return
+        given = request.headers.get("authorization", "")
+        scheme, _, value = given.partition(" ")
+        if scheme.lower() != "bearer" or not secrets.compare_digest(value.strip(), token):
+            raise HTTPException(
+                401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"}
+            )
+
+    refusals: dict[int | str, dict[str, Any]] = {
+        code: {"model": Problem} for code in (400, 401, 409, 413, 415, 422, 503, 504)
+    }
+
+    @app.post(
+        "/ask", response_model=AskAnswer, responses=refusals, dependencies=[Depends(authorized)]
+    )
+    async def ask(body: AskBody) -> AskAnswer:
+        try:
+            answer = await bridge.ask(
+                body.session_id, body.request_id, body.text, body.client_type, body.lang
+            )
+        except Conflict as exc:
+            raise HTTPException(409, str(exc)) from None
+        except Unavailable as exc:
+            raise HTTPException(503, str(exc)) from None
+        except NoAnswer as exc:
+            raise HTTPException(504, str(exc)) from None
+        return AskAnswer(
+            conversation=answer.conversation, control=answer.control, error=answer.error
+        )
+
+    @app.post("/clear_history", responses=refusals, dependencies=[Depends(authorized)])
+    async def clear_history(body: ClearBody) -> dict[str, Any]:
+        try:
+            await bridge.clear(body.session_id)
+        except Unavailable as exc:
+            raise HTTPException(503, str(exc)) from None
+        except NoAnswer as exc:
+            raise HTTPException(504, str(exc)) from None
+        return {"session_id": body.session_id, "cleared": True}
+
+    @app.get(
+        "/health/ready", responses={503: {"model": Problem}}, dependencies=[Depends(authorized)]
+    )
+    async def ready() -> JSONResponse:
+        ok, body = bridge.readiness()
+        return JSONResponse(body, status_code=200 if ok else 503)
+
+    return app
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        broken = next((e for e in errors if e.get("type") == "json_invalid"), None)
+        if broken is not None:
+            reason = broken.get("ctx", {}).get("error", "not JSON")
+            return JSONResponse({"error": f"malformed JSON: {reason}"}, status_code=400)
+        problems = [_describe(e) for e in errors]
+        return JSONResponse(
+            {
+                "error": "invalid request: " + "; ".join(f"{f}: {p}" for f, p in problems),
+                "fields": [{"field": f, "problem": p} for f, p in problems],
+            },
+            status_code=422,
+        )
+
+    @app.exception_handler(HTTPException)
+    async def refused(request: Request, exc: HTTPException) -> JSONResponse:
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def crashed(request: Request, exc: Exception) -> JSONResponse:  # a bug, not the client
+        log.exception("%s %s failed", request.method, request.url.path)
+        return JSONResponse({"error": "internal error (logged)"}, status_code=500)
+
+
+def _describe(error: dict[str, Any]) -> tuple[str, str]:
+    """(field, problem) of one pydantic error, the field without FastAPI's ``body.`` prefix."""
+    location = [str(part) for part in error.get("loc", ()) if part != "body"]
+    if not location and error.get("type") in ("model_attributes_type", "dict_type", "model_type"):
+        return "body", "must be a JSON object"
+    return ".".join(location) or "body", str(error.get("msg"))

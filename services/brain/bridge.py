@@ -1,0 +1,154 @@
+"""The brain's bus side: asks and history clears as bus requests, de-duplicated; readiness."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from bus.client import Bus, RequestTimeout
+from bus.liveness import Liveness
+from bus.message import new_id
+from bus.messages import Ask, ClearHistory, Heartbeat, HistoryCleared, Reply
+
+log = logging.getLogger(__name__)
+
+SESSION_PREFIX = "brain:"
+"""HTTP sessions live apart from the local voice session and the CLI's."""
+REQUIRED = ("dialogue", "tools")
+LIVE_STATES = ("ready", "degraded")
+REMEMBERED = 1024
+CLEAR_TIMEOUT = 5.0
+
+
+class Unavailable(Exception):
+    """A service the request needs is not on the bus (503)."""
+
+
+class NoAnswer(Exception):
+    """The dialogue service did not answer in time (504)."""
+
+
+class Conflict(Exception):
+    """A request id reused for a different question (409)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    conversation: str
+    control: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class _Key:
+    session_id: str
+    text: str
+    client_type: str
+
+
+class BrainBridge:
+    """One per process; :meth:`watch` must run to follow the heartbeats."""
+
+    def __init__(self, bus: Bus, timeout: float) -> None:
+        self.bus = bus
+        self.timeout = timeout
+        self.liveness = Liveness()
+        self._answers: OrderedDict[str, tuple[_Key, Answer]] = OrderedDict()
+        self._pending: dict[str, tuple[_Key, asyncio.Task[Answer]]] = {}
+
+    async def start(self) -> None:
+        self.bus.subscribe(Heartbeat.TOPIC, Reply.TOPIC, HistoryCleared.TOPIC)
+        await self.bus.wait_connected()
+
+    async def watch(self) -> None:
+        while True:
+            msg = await self.bus.recv()
+            if isinstance(msg, Heartbeat):
+                self.liveness.saw(msg)
+
+    def readiness(self) -> tuple[bool, dict[str, Any]]:
+        """Whether the dialogue service and the tool executor are alive, and their states."""
+        services: dict[str, str] = {}
+        missing = []
+        for name in REQUIRED:
+            seen = self.liveness.last(name)
+            alive = self.liveness.alive(name) and seen is not None and seen.state in LIVE_STATES
+            services[name] = (seen.state if alive and seen else "absent") + (
+                f" ({seen.detail})" if alive and seen and seen.detail else ""
+            )
+            if not alive:
+                missing.append(name)
+        body: dict[str, Any] = {"status": "ready" if not missing else "unavailable"}
+        if missing:
+            body["error"] = f"no recent heartbeat from: {', '.join(missing)}"
+        body["services"] = services
+        return not missing, body
+
+    def _require_dialogue(self) -> None:
+        seen = self.liveness.last("dialogue")
+        if not self.liveness.alive("dialogue") or seen is None or seen.state not in LIVE_STATES:
+            raise Unavailable(
+                "the dialogue service is not running (no recent heartbeat on the bus)"
+            )
+
+    async def ask(
+        self, session_id: str, request_id: str, text: str, client_type: str, lang: str | None
+    ) -> Answer:
+        """The answer to a question; a repeated ``request_id`` gets the same one, run once."""
+        key = _Key(session_id, text, client_type)
+        for entry in (self._answers.get(request_id), self._pending.get(request_id)):
+            if entry is not None and entry[0] != key:
+                raise Conflict(f"request_id {request_id!r} was already used for another question")
+        if request_id in self._answers:
+            log.info("request %s: answered already, same answer again", request_id)
+            return self._answers[request_id][1]
+        pending = self._pending.get(request_id)
+        if pending is None:
+            self._require_dialogue()
+            ask = Ask(
+                request_id=request_id,
+                session=SESSION_PREFIX + session_id,
+                text=text,
+                client_type=client_type,
+                lang=lang,
+            )
+            task = asyncio.ensure_future(self._run(key, ask))
+            task.add_done_callback(lambda t: self._finished(request_id, t))
+            pending = self._pending[request_id] = (key, task)
+        return await asyncio.shield(pending[1])
+
+    async def _run(self, key: _Key, ask: Ask) -> Answer:
+        try:
+            reply = await self.bus.request(
+                ask, Reply, lambda r: r.request_id == ask.request_id, self.timeout
+            )
+        except RequestTimeout:
+            raise NoAnswer(
+                f"the dialogue service did not answer within {self.timeout:g} s"
+            ) from None
+        answer = Answer(reply.conversation, reply.control, reply.error)
+        if reply.error is None:  # a failed turn may be retried with the same id
+            self._answers[ask.request_id] = (key, answer)
+            while len(self._answers) > REMEMBERED:
+                self._answers.popitem(last=False)
+        return answer
+
+    def _finished(self, request_id: str, task: asyncio.Task[Answer]) -> None:
+        self._pending.pop(request_id, None)
+        if not task.cancelled():
+            task.exception()  # retrieved: every caller already got it through the shield
+
+    async def clear(self, session_id: str) -> None:
+        self._require_dialogue()
+        request = ClearHistory(request_id=new_id(), session=SESSION_PREFIX + session_id)
+        try:
+            await self.bus.request(
+                request, HistoryCleared, lambda m: m.request_id == request.request_id, CLEAR_TIMEOUT
+            )
+        except RequestTimeout:
+            raise NoAnswer(
+                f"the dialogue service did not confirm within {CLEAR_TIMEOUT:g} s"
+            ) from None

@@ -1,0 +1,77 @@
+"""An ASGI guard in front of the API: body size and type are refused before any parsing."""
+
+from __future__ import annotations
+
+import json
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+
+class RequestGuard:
+    """Refuse bodies over ``max_body`` bytes (413) and non-JSON bodies (415).
+
+    The body is read here (it is small by then), so a chunked upload without
+    a Content-Length cannot get past the limit either.
+    """
+
+    def __init__(self, app: ASGIApp, max_body: int) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        declared = headers.get("content-length", "")  # the HTTP server checked its syntax
+        if declared.isdigit() and int(declared) > self.max_body:
+            await _refuse(send, 413, self._too_big())
+            return
+        kind = headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind and kind != "application/json" and not kind.endswith("+json"):
+            await _refuse(send, 415, f"Content-Type must be application/json, not {kind}")
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            if len(body) > self.max_body:
+                await _refuse(send, 413, self._too_big())
+                return
+            if not message.get("more_body", False):
+                break
+        await self.app(scope, _replay(bytes(body), receive), send)
+
+    def _too_big(self) -> str:
+        return f"request body larger than {self.max_body} bytes"
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _refuse(send: Send, status: int, error: str) -> None:
+    payload = json.dumps({"error": error}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": payload})

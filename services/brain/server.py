@@ -1,0 +1,65 @@
+"""Serve the API with uvicorn inside the service's own event loop, on a socket bound up front."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import socket
+from collections.abc import Iterator
+
+import uvicorn
+from fastapi import FastAPI
+
+SHUTDOWN_GRACE = 5.0
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket; OSError (with the address in its message) if it cannot be had."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as exc:
+        raise OSError(f"cannot listen on {host}:{port}: {exc}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.setblocking(False)
+    return sock
+
+
+class _Server(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield  # run_service owns SIGTERM/SIGINT and cancels us; see serve()
+
+
+async def serve(app: FastAPI, sock: socket.socket) -> None:
+    """Run until cancelled, then stop accepting and let open requests finish (briefly)."""
+    config = uvicorn.Config(
+        app, log_config=None, access_log=False, lifespan="off", timeout_keep_alive=5
+    )
+    server = _Server(config)
+    task = asyncio.ensure_future(server.serve(sockets=[sock]))
+    try:
+        await asyncio.shield(task)
+    finally:
+        if not task.done():
+            server.should_exit = True
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(task, SHUTDOWN_GRACE)

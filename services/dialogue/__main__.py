@@ -1,0 +1,22 @@
+"""``python -m services.dialogue``: the streaming LLM tool loop."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from bus.client import Bus
+from bus.service import run_service, service_parser
+from desktop_assistant.config import Config
+from services.dialogue.service import DialogueService
+
+
+async def main(bus: Bus, config: Config, args: argparse.Namespace) -> None:
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request is noise
+    await DialogueService(bus, config).run()
+
+
+if __name__ == "__main__":
+    parser = service_parser("dialogue", "Answer transcripts and asks with the LLM and the tools.")
+    sys.exit(run_service("dialogue", parser.parse_args(), main))

@@ -1,0 +1,61 @@
+"""Per-session conversation: the user's words and the spoken replies, nothing else."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class _Session:
+    exchanges: deque[tuple[str, str]]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class Sessions:
+    """History windows per session, and a lock per session so its turns run in order.
+
+    The window counts messages but is cut by whole exchanges (user, assistant):
+    chat templates such as Gemma's fail on a history that starts with the
+    assistant. Tool calls and results never enter it. The least recently used
+    idle sessions are forgotten beyond ``max_sessions``.
+    """
+
+    def __init__(self, max_messages: int, max_sessions: int = 1000) -> None:
+        self.max_exchanges = max_messages // 2
+        self.max_sessions = max_sessions
+        self._sessions: OrderedDict[str, _Session] = OrderedDict()
+
+    def _get(self, session: str) -> _Session:
+        entry = self._sessions.get(session)
+        if entry is None:
+            entry = self._sessions[session] = _Session(deque(maxlen=self.max_exchanges))
+            self._forget_idle()
+        self._sessions.move_to_end(session)
+        return entry
+
+    def _forget_idle(self) -> None:
+        for name in list(self._sessions):
+            if len(self._sessions) <= self.max_sessions:
+                return
+            if not self._sessions[name].lock.locked():
+                del self._sessions[name]
+
+    def lock(self, session: str) -> asyncio.Lock:
+        return self._get(session).lock
+
+    def messages(self, session: str) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for user, assistant in self._get(session).exchanges:
+            out.append({"role": "user", "content": user})
+            out.append({"role": "assistant", "content": assistant})
+        return out
+
+    def remember(self, session: str, user: str, assistant: str) -> None:
+        if self.max_exchanges:
+            self._get(session).exchanges.append((user, assistant))
+
+    def clear(self, session: str) -> None:
+        self._get(session).exchanges.clear()

@@ -1,0 +1,196 @@
+"""Streaming client of an OpenAI-compatible ``/chat/completions`` (llama-server, Ollama, vLLM).
+
+It turns the server's SSE stream into :class:`Delta` objects and every way a
+request can fail into an :class:`LLMError` with a short code; it never lets an
+``httpx`` exception or a malformed chunk escape. The time spent waiting on the
+network is counted in :attr:`Waits.llm` so the loop can measure its own overhead.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from services.dialogue.timing import Waits
+
+log = logging.getLogger(__name__)
+
+
+class LLMError(Exception):
+    """The request failed; ``code`` is one of ``llm-unavailable``, ``llm-loading``,
+    ``llm-timeout``, ``llm-error``."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.code = code
+        self.detail = detail
+
+
+@dataclass
+class Delta:
+    """One streamed choice delta, validated."""
+
+    content: str = ""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    finish_reason: str | None = None
+
+
+class LLMClient:
+    """One ``httpx.AsyncClient`` for all turns; a server that appears later is simply used."""
+
+    def __init__(self, base_url: str, model: str = "", timeout: float = 60.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self._model = model
+        self._model_known = bool(model)
+        self._http = httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)))
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def model(self) -> str:
+        """The configured model, else the first one the server lists (Ollama needs a name)."""
+        if self._model_known:
+            return self._model
+        try:
+            response = await self._http.get(f"{self.base_url}/models")
+        except (httpx.HTTPError, httpx.InvalidURL):
+            return ""  # try again next time: the server may come up later
+        self._model_known = True
+        try:
+            self._model = str(response.json()["data"][0]["id"])
+            log.info("no [dialogue] model set: using %r, the first the server lists", self._model)
+        except (ValueError, LookupError, TypeError):
+            log.info("no [dialogue] model set and %s/models lists none", self.base_url)
+        return self._model
+
+    async def stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, waits: Waits
+    ) -> AsyncIterator[Delta]:
+        body: dict[str, Any] = {"messages": messages, "stream": True}
+        with waits.waiting("llm"):
+            if model := await self.model():
+                body["model"] = model
+            if tools:
+                body["tools"] = tools
+                body["parallel_tool_calls"] = True  # llama-server sends one call otherwise
+            try:
+                url = f"{self.base_url}/chat/completions"
+                request = self._http.build_request("POST", url, json=body)
+                response = await self._http.send(request, stream=True)
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
+                raise _transport_error(exc, self.base_url) from None
+        try:
+            if response.status_code >= 400:
+                await _raise_status(response, waits)
+            if response.headers.get("content-type", "").startswith("application/json"):
+                yield _whole_answer(await _read(response, waits))
+                return
+            async for delta in _deltas(response, waits):
+                yield delta
+        except httpx.HTTPError as exc:
+            raise _transport_error(exc, self.base_url) from None
+        finally:
+            await response.aclose()
+
+
+async def _deltas(response: httpx.Response, waits: Waits) -> AsyncIterator[Delta]:
+    """Parse SSE ``data:`` lines until ``[DONE]``; ``error`` events become LLMError."""
+    finished = False
+    lines = response.aiter_lines()
+    while True:
+        try:
+            with waits.waiting("llm"):
+                line = await anext(lines)
+        except StopAsyncIteration:
+            break
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "error":  # llama-server's mid-stream error event
+            raise LLMError("llm-error", f"the server reported an error mid-stream: {value[:300]}")
+        if name != "data":
+            continue  # blank separators, comments, "event:", "id:", "retry:"
+        if value.strip() == "[DONE]":
+            return
+        try:
+            chunk = json.loads(value)
+        except ValueError:
+            raise LLMError("llm-error", f"a stream chunk is not JSON: {value[:120]!r}") from None
+        delta = _delta(chunk)
+        if delta is not None:
+            finished = finished or delta.finish_reason is not None
+            yield delta
+    if not finished:
+        raise LLMError("llm-error", "the stream ended before the answer was complete")
+
+
+def _delta(chunk: Any) -> Delta | None:
+    """The first choice's delta, or None for a usage-only chunk."""
+    if not isinstance(chunk, dict):
+        raise LLMError("llm-error", "a stream chunk is not a JSON object")
+    if "error" in chunk:
+        raise LLMError("llm-error", f"the server reported an error mid-stream: {chunk['error']}")
+    choices = chunk.get("choices")
+    if not isinstance(choices, list):
+        raise LLMError("llm-error", "a stream chunk has no choices list")
+    if not choices:
+        return None
+    choice = choices[0]
+    delta = choice.get("delta") if isinstance(choice, dict) else None
+    if delta is None and isinstance(choice, dict):
+        delta = choice.get("message") or {}
+    if not isinstance(delta, dict):
+        raise LLMError("llm-error", "a stream chunk's delta is not an object")
+    content = delta.get("content")
+    calls = delta.get("tool_calls")
+    finish = choice.get("finish_reason")
+    return Delta(
+        content=content if isinstance(content, str) else "",
+        tool_calls=[c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else [],
+        finish_reason=finish if isinstance(finish, str) and finish else None,
+    )
+
+
+def _whole_answer(raw: bytes) -> Delta:
+    """A server that ignored ``stream``: one non-streamed completion."""
+    try:
+        delta = _delta(json.loads(raw))
+    except ValueError:
+        raise LLMError("llm-error", "the answer is not JSON") from None
+    if delta is None:
+        raise LLMError("llm-error", "the answer has no choices")
+    delta.finish_reason = delta.finish_reason or "stop"
+    return delta
+
+
+async def _read(response: httpx.Response, waits: Waits) -> bytes:
+    with waits.waiting("llm"):
+        return await response.aread()
+
+
+async def _raise_status(response: httpx.Response, waits: Waits) -> None:
+    raw = await _read(response, waits)
+    try:
+        error = json.loads(raw).get("error")
+        message = error.get("message") if isinstance(error, dict) else error
+    except (ValueError, AttributeError):
+        message = None
+    message = str(message or raw[:300].decode(errors="replace") or response.reason_phrase)
+    code = "llm-loading" if response.status_code == 503 else "llm-error"
+    raise LLMError(code, f"HTTP {response.status_code} from {response.url}: {message}")
+
+
+def _transport_error(exc: Exception, base_url: str) -> LLMError:
+    unreachable = httpx.ConnectError | httpx.ConnectTimeout | httpx.UnsupportedProtocol
+    if isinstance(exc, unreachable | httpx.InvalidURL):
+        return LLMError("llm-unavailable", f"no server answers at {base_url} ({exc})")
+    if isinstance(exc, httpx.TimeoutException):
+        return LLMError("llm-timeout", f"{base_url} did not answer in time ({type(exc).__name__})")
+    return LLMError(
+        "llm-error", f"the stream from {base_url} broke off ({type(exc).__name__}: {exc})"
+    )

@@ -1,0 +1,202 @@
+"""The dialogue service: takes turns from transcripts and asks, answers each with a Reply."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import random
+from collections import OrderedDict
+from collections.abc import Coroutine
+from typing import Any
+
+from bus.client import Bus
+from bus.liveness import Liveness
+from bus.message import Message, new_id
+from bus.messages import (
+    Ask,
+    CatalogRequest,
+    ClearHistory,
+    Heartbeat,
+    HistoryCleared,
+    Reply,
+    ToolCatalog,
+    ToolResult,
+    TraceMark,
+    Transcript,
+)
+from desktop_assistant.config import Config
+from services.dialogue.history import Sessions
+from services.dialogue.llm import LLMClient
+from services.dialogue.phrases import guess_lang
+from services.dialogue.timing import Waits
+from services.dialogue.toolbox import Toolbox
+from services.dialogue.turn import Turn, TurnRequest, TurnResult
+
+log = logging.getLogger(__name__)
+
+LOCAL_SESSION = "local"
+AUDIO_OUTPUTS = ("tts", "tts_espeak")
+AUDIO_FRESH = 3.0
+"""Seconds since an audio output's last heartbeat for voice turns to offer ``adjust_volume``."""
+REMEMBERED_REPLIES = 512
+UNREACHABLE = ("llm-unavailable", "llm-loading")
+
+
+class DialogueService:
+    """Runs every turn as its own task; turns of one session wait for each other."""
+
+    def __init__(
+        self,
+        bus: Bus,
+        config: Config,
+        llm: LLMClient | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.bus = bus
+        self.config = config
+        self.llm = llm or LLMClient(config.llm, config.dialogue.model, config.dialogue.timeout)
+        self.toolbox = Toolbox(bus, rng=rng)
+        self.sessions = Sessions(config.dialogue.history)
+        self.liveness = Liveness()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._replies: OrderedDict[str, Reply] = OrderedDict()
+        self._in_flight: set[str] = set()
+
+    async def run(self) -> None:
+        self.bus.subscribe(
+            Transcript.TOPIC,
+            Ask.TOPIC,
+            ClearHistory.TOPIC,
+            ToolCatalog.TOPIC,
+            Heartbeat.TOPIC,
+            ToolResult.TOPIC,  # subscribed now so the first result cannot be missed
+        )
+        await self.bus.wait_connected()
+        self.bus.publish(CatalogRequest())
+        gc.freeze()  # start-up objects out of the collector's way: shorter pauses mid-turn
+        self.bus.set_state("ready")
+        log.info("dialogue: ready, LLM at %s", self.config.llm)
+        try:
+            while True:
+                msg = await self.bus.recv()
+                if msg is not None:
+                    self.handle(msg)
+        finally:
+            for task in self._tasks:
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await self.llm.aclose()
+
+    def handle(self, msg: Message) -> None:
+        if isinstance(msg, Heartbeat):
+            self.liveness.saw(msg)
+        elif isinstance(msg, ToolCatalog):
+            self.toolbox.update(msg)
+        elif isinstance(msg, Transcript):
+            self._voice_turn(msg)
+        elif isinstance(msg, Ask):
+            self._text_turn(msg)
+        elif isinstance(msg, ClearHistory):
+            self._spawn(self._clear(msg))
+
+    def _voice_turn(self, msg: Transcript) -> None:
+        text = msg.text.strip()
+        if not text:
+            log.info("ignored an empty transcript")
+            return
+        turn = msg.turn or new_id()
+        volume = any(self.liveness.alive(name, within=AUDIO_FRESH) for name in AUDIO_OUTPUTS)
+        lang = msg.lang or self.config.dialogue.lang
+        request = TurnRequest(turn, turn, LOCAL_SESSION, text, lang, local=True, volume=volume)
+        self._spawn(self._turn(request))
+
+    def _text_turn(self, msg: Ask) -> None:
+        done = self._replies.get(msg.request_id)
+        if done is not None:
+            log.info("request %s answered already: same reply again", msg.request_id)
+            self.bus.publish(done)
+            return
+        if msg.request_id in self._in_flight:
+            return  # its Reply is on the way
+        text = msg.text.strip()
+        if not text:
+            self.bus.publish(
+                Reply(
+                    request_id=msg.request_id,
+                    session=msg.session,
+                    conversation="",
+                    error="empty-question",
+                    turn=msg.turn,
+                )
+            )
+            return
+        lang = msg.lang or guess_lang(text, self.config.dialogue.lang)
+        request = TurnRequest(
+            msg.turn or msg.request_id,
+            msg.request_id,
+            msg.session,
+            text,
+            lang,
+            local=False,
+            volume=msg.client_type == "voice",
+        )
+        self._spawn(self._turn(request))
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _turn(self, request: TurnRequest) -> None:
+        self._in_flight.add(request.request_id)
+        waits = Waits()
+        lock = self.sessions.lock(request.session)
+        try:
+            with waits.waiting("queue"):
+                await lock.acquire()
+            try:
+                result = await Turn(
+                    request,
+                    bus=self.bus,
+                    config=self.config,
+                    llm=self.llm,
+                    toolbox=self.toolbox,
+                    sessions=self.sessions,
+                    waits=waits,
+                ).run()
+            finally:
+                lock.release()
+            self._answer(request, result)
+        finally:
+            self._in_flight.discard(request.request_id)
+
+    def _answer(self, request: TurnRequest, result: TurnResult) -> None:
+        reply = Reply(
+            request_id=request.request_id,
+            session=request.session,
+            conversation=result.conversation,
+            control=result.control,
+            error=result.error,
+            turn=request.turn,
+        )
+        self.bus.publish(reply)
+        if result.error is None:
+            self._replies[request.request_id] = reply
+            while len(self._replies) > REMEMBERED_REPLIES:
+                self._replies.popitem(last=False)
+        self.bus.publish(
+            TraceMark(stage="turn.done", detail=result.waits.summary(), turn=request.turn)
+        )
+        if result.error in UNREACHABLE:
+            self.bus.set_state("degraded", f"LLM: {result.error} at {self.config.llm}")
+        elif result.error is None or result.error.startswith("llm"):
+            self.bus.set_state("ready")
+
+    async def _clear(self, msg: ClearHistory) -> None:
+        async with self.sessions.lock(msg.session):
+            self.sessions.clear(msg.session)
+        log.info("history of session %s cleared", msg.session)
+        self.bus.publish(
+            HistoryCleared(request_id=msg.request_id, session=msg.session, turn=msg.turn)
+        )

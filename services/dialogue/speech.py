@@ -1,0 +1,43 @@
+"""What a turn sends to the audio side: ``Say`` pieces in order and ``Control`` actions.
+
+Only turns spoken on this machine (voice turns from the mic) publish them;
+for text turns and remote clients the same calls only collect nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bus.client import Bus
+from bus.messages import Control, Say
+
+
+class Speech:
+    def __init__(self, bus: Bus, turn: str, lang: str, local: bool) -> None:
+        self._bus = bus
+        self.turn = turn
+        self.lang = lang
+        self.local = local
+        self.seq = 0
+        self.finished = False
+
+    def say(self, text: str, kind: str = "answer") -> None:
+        self._send(text, kind, final=False)
+
+    def finish(self, text: str = "", kind: str = "answer") -> None:
+        """The last piece of the turn (possibly empty): the audio side knows the turn is over."""
+        if not self.finished:
+            self._send(text, kind, final=True)
+            self.finished = True
+
+    def control(self, actions: list[dict[str, Any]]) -> None:
+        if self.local and actions:
+            self._bus.publish(Control(actions=actions, lang=self.lang, turn=self.turn))
+
+    def _send(self, text: str, kind: str, final: bool) -> None:
+        if not self.local:
+            return
+        self._bus.publish(
+            Say(text=text, lang=self.lang, kind=kind, seq=self.seq, final=final, turn=self.turn)
+        )
+        self.seq += 1

@@ -1,0 +1,195 @@
+"""The tools a turn may offer: the executor's catalog, plus the built-in ``adjust_volume``.
+
+Catalog tools run in the tool executor over the bus, each with its own
+deadline; ``adjust_volume`` (seed 003) runs nothing: it turns into a control
+action that the voice side applies.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from bus.client import Bus, RequestTimeout
+from bus.message import new_id
+from bus.messages import ToolCall, ToolCatalog, ToolResult
+from bus.ratelimit import RateLimitedLog
+from services.dialogue.toolcalls import ToolCallRequest
+
+log = logging.getLogger(__name__)
+
+VOLUME = "adjust_volume"
+VOLUME_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": VOLUME,
+        "description": (
+            "ユーザーが音量を上げてほしい/下げてほしいと発話した時に呼ぶ"
+            "(例:「もっと大きく」「うるさいから下げて」「音量下げて」)。"
+            "具体的な数値は分からないので、directionだけを渡す。"
+            " Call this when the user asks for the voice to be louder or quieter"
+            ' (e.g. "louder", "a bit louder please", "it\'s too loud, turn it down").'
+            " The exact level is unknown: pass only the direction."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "direction": {
+                    "type": "string",
+                    "enum": ["up", "down"],
+                    "description": "上げるならup、下げるならdown (up = louder, down = quieter)",
+                }
+            },
+            "required": ["direction"],
+        },
+    },
+}
+DEFAULT_TIMEOUT = 10.0
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool of the executor's catalog, validated."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    announce: dict[str, list[str]] = field(default_factory=dict)
+    timeout: float = DEFAULT_TIMEOUT
+
+    def schema(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    content: str
+    """What the model receives."""
+    control: dict[str, Any] | None = None
+    """A client action (``adjust_volume``) for the voice side."""
+    unavailable: bool = False
+    """Nobody answered the call in time."""
+
+
+def parse_tool(entry: Any) -> ToolSpec:
+    """A catalog entry as a :class:`ToolSpec`; ValueError says what is wrong with it."""
+    if not isinstance(entry, dict):
+        raise ValueError("entry is not an object")
+    name = entry.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(f"bad name {name!r}")
+    description = entry.get("description", "")
+    parameters = entry.get("parameters") or {"type": "object", "properties": {}}
+    timeout = entry.get("timeout", DEFAULT_TIMEOUT)
+    announce = entry.get("announce") or {}
+    if not isinstance(description, str) or not isinstance(parameters, dict):
+        raise ValueError(f"{name}: description must be text and parameters an object")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        raise ValueError(f"{name}: timeout must be a positive number, got {timeout!r}")
+    if not isinstance(announce, dict) or not all(
+        isinstance(v, list) and all(isinstance(p, str) and p.strip() for p in v)
+        for v in announce.values()
+    ):
+        raise ValueError(f"{name}: announce must map languages to lists of phrases")
+    return ToolSpec(name, description, parameters, announce, float(timeout))
+
+
+class Toolbox:
+    """The latest catalog, and running calls through the bus."""
+
+    def __init__(self, bus: Bus, margin: float = 1.0, rng: random.Random | None = None) -> None:
+        self._bus = bus
+        self.margin = margin
+        """Seconds added to a tool's timeout before its call counts as unanswered."""
+        self._rng = rng or random.Random()
+        self._tools: dict[str, ToolSpec] = {}
+        self._bad = RateLimitedLog(log, interval=60.0)
+
+    def update(self, catalog: ToolCatalog) -> None:
+        tools: dict[str, ToolSpec] = {}
+        for entry in catalog.tools:
+            try:
+                spec = parse_tool(entry)
+            except ValueError as exc:
+                self._bad.warn(str(exc), "ignored a tool of the catalog: %s", exc)
+                continue
+            if spec.name == VOLUME:
+                self._bad.warn(VOLUME, "ignored the catalog's %s: it is built in", VOLUME)
+                continue
+            tools[spec.name] = spec
+        if tools.keys() != self._tools.keys():
+            log.info("tools: %s", ", ".join(sorted(tools)) or "none")
+        self._tools = tools
+
+    def offered(self, volume: bool) -> list[dict[str, Any]]:
+        """Schemas for the request's ``tools``."""
+        return [spec.schema() for spec in self._tools.values()] + ([VOLUME_TOOL] if volume else [])
+
+    def names(self, volume: bool) -> set[str]:
+        return set(self._tools) | ({VOLUME} if volume else set())
+
+    def announcement(self, calls: list[ToolCallRequest], lang: str) -> str | None:
+        """A phrase of the first called tool that has some for ``lang``, picked at random."""
+        for call in calls:
+            spec = self._tools.get(call.name)
+            phrases = spec and (spec.announce.get(lang) or spec.announce.get(lang.split("-")[0]))
+            if phrases:
+                return self._rng.choice(phrases)
+        return None
+
+    async def run(self, call: ToolCallRequest, turn: str, volume: bool) -> ToolOutcome:
+        """Run one call; every failure is an ``error: ...`` result for the model."""
+        if call.name == VOLUME and volume:
+            return adjust_volume(call)
+        spec = self._tools.get(call.name)
+        if spec is None:
+            known = ", ".join(sorted(self.names(volume))) or "none"
+            return ToolOutcome(f"error: unknown tool {call.name!r} (available: {known})")
+        try:
+            arguments = call.parsed_arguments()
+        except ValueError as exc:
+            return ToolOutcome(f"error: {exc}")
+        request = ToolCall(
+            call_id=new_id(),
+            name=call.name,
+            arguments=json.dumps(arguments, ensure_ascii=False),
+            turn=turn,
+        )
+        try:
+            result = await self._bus.request(
+                request,
+                ToolResult,
+                lambda r: r.call_id == request.call_id,
+                spec.timeout + self.margin,
+            )
+        except RequestTimeout:
+            log.warning("no tool executor answered %s within %.1f s", call.name, spec.timeout)
+            return ToolOutcome("error: tool executor unavailable", unavailable=True)
+        return ToolOutcome(result.content)
+
+
+def adjust_volume(call: ToolCallRequest) -> ToolOutcome:
+    """Seed 003's client action: a control for the voice side, a confirmation for the model."""
+    try:
+        direction = call.parsed_arguments().get("direction")
+    except ValueError as exc:
+        return ToolOutcome(f"error: {exc}")
+    if direction not in ("up", "down"):
+        return ToolOutcome(f'error: direction must be "up" or "down", got {direction!r}')
+    louder = "louder" if direction == "up" else "quieter"
+    return ToolOutcome(
+        f"ok: the voice will be {louder} from your next words",
+        control={"type": "adjust_volume", "direction": direction},
+    )

@@ -1,0 +1,213 @@
+"""One turn: streaming rounds with the LLM, tool calls in between, speech as the text streams."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from bus.client import Bus
+from bus.messages import Error, TraceMark
+from desktop_assistant.config import Config
+from services.dialogue.history import Sessions
+from services.dialogue.llm import LLMClient, LLMError
+from services.dialogue.phrases import apology
+from services.dialogue.sentences import SentenceSplitter
+from services.dialogue.speech import Speech
+from services.dialogue.textcalls import may_be_call, parse_text_calls
+from services.dialogue.timing import Waits
+from services.dialogue.toolbox import Toolbox
+from services.dialogue.toolcalls import ToolCallAssembler, ToolCallRequest
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """A question to answer, from a transcript (voice) or an ask (text)."""
+
+    turn: str
+    request_id: str
+    session: str
+    text: str
+    lang: str
+    local: bool
+    """Spoken on this machine: publish ``Say`` and ``Control``."""
+    volume: bool
+    """Offer ``adjust_volume``."""
+
+
+@dataclass
+class TurnResult:
+    conversation: str
+    control: list[dict[str, Any]]
+    error: str | None
+    waits: Waits
+
+
+@dataclass
+class Round:
+    content: str
+    calls: list[ToolCallRequest]
+
+
+class Turn:
+    def __init__(
+        self,
+        req: TurnRequest,
+        *,
+        bus: Bus,
+        config: Config,
+        llm: LLMClient,
+        toolbox: Toolbox,
+        sessions: Sessions,
+        waits: Waits,
+    ) -> None:
+        self.req = req
+        self.bus, self.config, self.llm, self.toolbox, self.sessions = (
+            bus,
+            config,
+            llm,
+            toolbox,
+            sessions,
+        )
+        self.speech = Speech(bus, req.turn, req.lang, req.local)
+        self.splitter = SentenceSplitter()
+        self.waits = waits
+        self.answer: list[str] = []
+        self.controls: list[dict[str, Any]] = []
+        self.error: str | None = None
+        self.announced = False
+        self.ids: set[str] = set()
+
+    async def run(self) -> TurnResult:
+        req = self.req
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": self.config.system},
+            *self.sessions.messages(req.session),
+            {"role": "user", "content": req.text},
+        ]
+        tools = self.toolbox.offered(req.volume)
+        try:
+            for number in range(self.config.tool_rounds + 1):
+                offer = tools if tools and number < self.config.tool_rounds else None
+                result = await self._round(messages, offer, number)
+                if not result.calls:
+                    break
+                await self._use_tools(messages, result)
+        except LLMError as exc:
+            return self._failed(exc.code, exc.detail)
+        except Exception as exc:  # a bug must cost one answer, not the service
+            log.exception("turn %s failed", req.turn)
+            return self._failed("internal-error", f"{type(exc).__name__}: {exc}")
+        conversation = " ".join(self.answer)
+        self.sessions.remember(req.session, req.text, conversation)
+        return TurnResult(conversation, self.controls, self.error, self.waits)
+
+    async def _round(
+        self, messages: list[dict[str, Any]], offer: list[dict[str, Any]] | None, number: int
+    ) -> Round:
+        self._mark("llm.request", f"round {number}")
+        assembler = ToolCallAssembler(self.ids)
+        parts: list[str] = []
+        held: bool | None = None  # None until the first visible character tells
+        spoke = first = False
+        finish = None
+        async for delta in self.llm.stream(messages, offer, self.waits):
+            if not first:
+                first = True
+                self._mark("llm.first_token", f"round {number}")
+            assembler.add(delta.tool_calls)
+            finish = delta.finish_reason or finish
+            if not delta.content:
+                continue
+            parts.append(delta.content)
+            if held is None and "".join(parts).strip():
+                held = bool(offer) and may_be_call("".join(parts))
+            if not held:
+                spoke = self._speak(delta.content) or spoke
+        self._mark("llm.done", f"round {number} {finish or ''}".rstrip())
+        content = "".join(parts).strip()
+        calls = assembler.calls()
+        if offer is None and calls:
+            log.warning("turn %s: tool calls in the round without tools, ignored", self.req.turn)
+            calls = []
+        if offer and not calls and not spoke:
+            calls = self._text_calls(content)
+            if calls:
+                self.splitter.discard()
+                content = ""
+        if held and calls:
+            content = ""  # call-shaped text beside real calls is not for the user
+        elif held:
+            self._speak(content)
+        rest = self.splitter.flush()
+        if calls:
+            if rest:
+                self.speech.say(rest)
+        else:
+            self.speech.finish(rest)
+        if content:
+            self.answer.append(content)
+        return Round(content, calls)
+
+    def _speak(self, text: str) -> bool:
+        sentences = self.splitter.feed(text)
+        for sentence in sentences:
+            self.speech.say(sentence)
+        return bool(sentences)
+
+    def _text_calls(self, content: str) -> list[ToolCallRequest]:
+        """A reply that is only a tool call written as text becomes that call."""
+        found = parse_text_calls(content, self.toolbox.names(self.req.volume))
+        if not found:
+            return []
+        log.info("turn %s: the model wrote %d tool call(s) as text", self.req.turn, len(found))
+        assembler = ToolCallAssembler(self.ids)
+        assembler.add(
+            [
+                {"index": i, "function": {"name": n, "arguments": a}}
+                for i, (n, a) in enumerate(found)
+            ]
+        )
+        return assembler.calls()
+
+    async def _use_tools(self, messages: list[dict[str, Any]], result: Round) -> None:
+        if not self.announced:
+            phrase = self.toolbox.announcement(result.calls, self.req.lang)
+            if phrase:
+                self.speech.say(phrase, kind="announce")
+                self.announced = True
+        messages.append(
+            {
+                "role": "assistant",
+                "content": result.content,
+                "tool_calls": [call.message() for call in result.calls],
+            }
+        )
+        with self.waits.waiting("tools"):
+            outcomes = await asyncio.gather(
+                *(self.toolbox.run(call, self.req.turn, self.req.volume) for call in result.calls)
+            )
+        controls = []
+        for call, outcome in zip(result.calls, outcomes, strict=True):
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.content})
+            if outcome.control is not None:
+                controls.append(outcome.control)
+            if outcome.unavailable:
+                self.error = "tools-unavailable"
+        self.controls.extend(controls)
+        self.speech.control(controls)
+
+    def _failed(self, code: str, detail: str) -> TurnResult:
+        log.warning("turn %s: %s: %s", self.req.turn, code, detail)
+        self._mark("llm.error" if code.startswith("llm") else "turn.error", detail[:200])
+        self.bus.publish(Error(service="dialogue", code=code, message=detail, turn=self.req.turn))
+        self.splitter.discard()  # half a sentence is worse than none
+        text = apology(code, self.req.lang, self.config.llm)
+        self.speech.finish(text, kind="error")
+        return TurnResult(text, self.controls, code, self.waits)
+
+    def _mark(self, stage: str, detail: str = "") -> None:
+        self.bus.publish(TraceMark(stage=stage, detail=detail, turn=self.req.turn))

@@ -1,0 +1,99 @@
+"""``desktop-assistant ask`` against a real broker and dialogue process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bus.client import Bus
+from bus.messages import Heartbeat
+from tests.conftest import ConfigFolder
+from tests.helpers import llm_chunks as c
+from tests.helpers.busrun import with_buses
+from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.processes import ROOT, Process, python_env
+
+
+def ask(folder: ConfigFolder, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "desktop_assistant", "ask", *args, *folder.args()],
+        cwd=ROOT,
+        env=python_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedLLM]:
+    with ScriptedLLM() as server:
+        yield server
+
+
+@pytest.fixture
+def dialogue(
+    broker: Process, config_folder: ConfigFolder, llm: ScriptedLLM, log_dir: Path
+) -> Iterator[Process]:
+    config_folder.write(f'llm = "{llm.url}"\n[dialogue]\nmodel = "m"\n')
+    proc = Process("services.dialogue", *config_folder.args(), log_dir=log_dir)
+
+    async def ready(bus: Bus) -> None:
+        await bus.wait_for(Heartbeat, lambda h: h.service == "dialogue" and h.state == "ready", 20)
+
+    try:
+        with_buses(config_folder.endpoints, ["probe"], ready)
+        yield proc
+    finally:
+        proc.stop()
+
+
+def test_ask_prints_the_reply_and_keeps_the_session(
+    dialogue: Process, config_folder: ConfigFolder, llm: ScriptedLLM
+) -> None:
+    llm.script(c.text("Hello ", "there."), c.text("Still here."), c.text("New."))
+    done = ask(config_folder, "Hi", "you")
+    assert (done.returncode, done.stdout) == (0, "Hello there.\n")
+    done = ask(config_folder, "--json", "Again")
+    assert json.loads(done.stdout) == {"conversation": "Still here.", "control": []}
+    ask(config_folder, "--session", "other", "Who?")
+    assert [m["content"] for m in llm.requests[1]["messages"][1:]] == [
+        "Hi you",
+        "Hello there.",
+        "Again",
+    ]
+    assert [m["content"] for m in llm.requests[2]["messages"][1:]] == ["Who?"]
+
+
+def test_a_failed_turn_prints_the_apology_and_exits_1(
+    dialogue: Process, config_folder: ConfigFolder, llm: ScriptedLLM
+) -> None:
+    llm.script(c.http_error(500, "boom"))
+    done = ask(config_folder, "--lang", "it", "Ciao")
+    assert done.returncode == 1
+    assert done.stdout.startswith("Scusa")
+    assert "llm-error" in done.stderr
+
+
+def test_without_a_dialogue_service_it_says_so(
+    broker: Process, config_folder: ConfigFolder
+) -> None:
+    done = ask(config_folder, "Hi")
+    assert done.returncode == 3
+    assert "no dialogue service on the bus" in done.stderr
+
+
+def test_without_a_broker_it_says_so(config_folder: ConfigFolder) -> None:
+    done = ask(config_folder, "Hi")
+    assert done.returncode == 3
+    assert "no bus broker answers" in done.stderr
+
+
+def test_an_empty_question_is_refused(config_folder: ConfigFolder) -> None:
+    done = ask(config_folder, "  ")
+    assert done.returncode == 2 and "empty" in done.stderr

@@ -1,0 +1,55 @@
+"""The real ``python -m services.dialogue`` process: no LLM at first, then one appears."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bus.client import Bus
+from bus.message import new_id
+from bus.messages import Ask, Heartbeat, Reply, Say, Transcript
+from tests.conftest import ConfigFolder
+from tests.helpers import llm_chunks as c
+from tests.helpers.busrun import with_buses
+from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.processes import Process
+from tests.helpers.stack import free_port
+
+
+async def ask(bus: Bus, text: str) -> Reply:
+    request = Ask(request_id=new_id(), session="cli", text=text)
+    return await bus.request(request, Reply, lambda r: r.request_id == request.request_id, 10)
+
+
+def test_the_service_process_waits_for_an_llm_without_restarting(
+    broker: Process, config_folder: ConfigFolder, log_dir: Path
+) -> None:
+    port = free_port()
+    config_folder.write(f'llm = "http://127.0.0.1:{port}/v1"\n[dialogue]\nmodel = "m"\n')
+    service = Process("services.dialogue", *config_folder.args(), log_dir=log_dir)
+
+    async def body(client: Bus) -> None:
+        client.subscribe("tts.say")
+        await client.wait_for(
+            Heartbeat, lambda h: h.service == "dialogue" and h.state == "ready", 20
+        )
+        reply = await ask(client, "Hello?")
+        assert reply.error == "llm-unavailable"
+        assert f"port {port}" in reply.conversation
+        degraded = await client.wait_for(Heartbeat, lambda h: h.service == "dialogue", 5)
+        assert degraded.state == "degraded" and f"127.0.0.1:{port}" in degraded.detail
+        with ScriptedLLM(port=port) as llm:
+            llm.script(c.text("Here. ", "Now."), c.text("Spoken."))
+            reply = await ask(client, "Hello?")
+            assert (reply.conversation, reply.error) == ("Here. Now.", None)
+            turn = new_id()
+            client.publish(Transcript(text="Speak", lang="en", turn=turn))
+            say = await client.wait_for(Say, lambda s: s.turn == turn and s.final, 10)
+            assert say.text == "Spoken."
+
+    try:
+        with_buses(config_folder.endpoints, ["client"], body)
+    finally:
+        code = service.stop()
+    log = service.log_path.read_text()
+    assert code == 0, log
+    assert "llm-unavailable" in log
