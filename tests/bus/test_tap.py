@@ -26,26 +26,38 @@ def run_tap(config_folder: ConfigFolder, *args: str) -> subprocess.Popen[str]:
 
 async def feed_until_seen(config_folder: ConfigFolder, tap: subprocess.Popen[str]) -> list[str]:
     """Publish a say until the tap prints it (it proves the tap subscribed), then the rest."""
+    import queue
+    import threading
+
+    assert tap.stdout is not None
+    pending: queue.SimpleQueue[str] = queue.SimpleQueue()
+    threading.Thread(target=lambda: [pending.put(line) for line in tap.stdout], daemon=True).start()
+
+    def next_line(timeout: float) -> str | None:
+        try:
+            return pending.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
     bus = Bus(config_folder.endpoints, "feeder")
     loop = asyncio.get_running_loop()
     lines: list[str] = []
-    assert tap.stdout is not None
-    reader = loop.run_in_executor(None, tap.stdout.readline)
     try:
         await bus.wait_connected()
-        while not lines or "ready?" not in lines[-1]:
+        while not lines:
             bus.publish(Say(text="ready?", turn="turn-0001"))
-            done, _ = await asyncio.wait([reader], timeout=0.2)
-            if done:
-                line = reader.result()
+            line = await loop.run_in_executor(None, next_line, 0.2)
+            while line is not None:
                 if "ready?" in line:  # skip heartbeats printed before our say
                     lines.append(line)
-                reader = loop.run_in_executor(None, tap.stdout.readline)
+                    break
+                line = next_line(0)
         bus.publish(Utterance(pcm=b"\0\0" * 16000, rate=16000, duration=1.0, speech_end=2.0))
         bus.send_raw([b"tts.say", b"\xc1 not msgpack"])
         bus.publish(Say(text="last", turn="turn-0002"))
         while "last" not in lines[-1]:
-            line = await asyncio.wait_for(loop.run_in_executor(None, tap.stdout.readline), 10)
+            line = await loop.run_in_executor(None, next_line, 10.0)
+            assert line is not None, f"the tap stopped printing after {lines}"
             lines.append(line)
     finally:
         await bus.close()
