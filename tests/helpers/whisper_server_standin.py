@@ -83,12 +83,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def answer(self, status: int, body: Any, kind: str = "application/json", **logged: Any) -> None:
         data = (json.dumps(body) if kind == "application/json" else str(body)).encode()
+        # Logged before answering: whoever got the answer finds the request in the log.
+        record({"method": self.command, "path": self.path, "status": status, **logged})
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
-        record({"method": self.command, "path": self.path, "status": status, **logged})
 
     def do_GET(self) -> None:
         if self.path != "/health":
