@@ -13,27 +13,41 @@ from bus.client import Bus
 from bus.endpoints import Endpoints
 from bus.message import Message
 from bus.messages import Heartbeat
-from tests.conftest import ConfigFolder, wait_broker
+from tests.conftest import wait_broker
 from tests.helpers.processes import Process
 
 M = TypeVar("M", bound=Message)
 
 
 class Stack:
-    def __init__(self, config: str = "") -> None:
+    """``config`` is the body of ``config.toml`` after the stack's own ``[bus]`` table (so
+    tables only; top-level keys go in ``top``). Heartbeats come every 0.2 s: state changes
+    show quickly."""
+
+    def __init__(self, config: str = "", top: str = "") -> None:
+        # A short path: ipc socket paths are limited to 107 characters.
         self.root = Path(tempfile.mkdtemp(prefix="da-"))
-        self.folder = ConfigFolder(self.root)
-        self.folder.write(config)
+        run = self.root / "run"
+        self.endpoints = Endpoints(pub=f"ipc://{run}/pub.sock", sub=f"ipc://{run}/sub.sock")
+        self.config = self.write(config, top)
         self.processes: list[Process] = []
         self.start("bus")
-        asyncio.run(wait_broker(self.folder.endpoints))
+        asyncio.run(wait_broker(self.endpoints))
 
-    @property
-    def endpoints(self) -> Endpoints:
-        return self.folder.endpoints
+    def write(self, config: str = "", top: str = "", name: str = "config") -> Path:
+        """A config folder ``name`` on this stack's bus (several may coexist)."""
+        folder = self.root / name
+        (folder / "tools").mkdir(parents=True, exist_ok=True)
+        pub, sub = self.endpoints.pub, self.endpoints.sub
+        bus = f'[bus]\npub = "{pub}"\nsub = "{sub}"\nheartbeat = 0.2\n'
+        (folder / "config.toml").write_text(top + bus + config)
+        return folder
 
-    def start(self, module: str, *args: str, env: dict[str, str] | None = None) -> Process:
-        proc = Process(module, *self.folder.args(), *args, log_dir=self.root, env=env)
+    def start(
+        self, module: str, *args: str, env: dict[str, str] | None = None, config: Path | None = None
+    ) -> Process:
+        folder = config or self.config
+        proc = Process(module, "--config", str(folder), *args, log_dir=self.root, env=env)
         self.processes.append(proc)
         return proc
 

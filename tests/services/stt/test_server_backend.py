@@ -67,12 +67,6 @@ class Whisper:
         return "[whisper]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in keys.items())
 
 
-def write_config(stack: Stack, body: str) -> None:
-    """The test's [bus] with fast heartbeats (state changes show quickly), then ``body``."""
-    bus = f'[bus]\npub = "{stack.endpoints.pub}"\nsub = "{stack.endpoints.sub}"\nheartbeat = 0.2\n'
-    (stack.folder.path / "config.toml").write_text(bus + body)
-
-
 @pytest.fixture
 def whisper(tmp_path: Path) -> Whisper:
     return Whisper(tmp_path)
@@ -115,7 +109,7 @@ def test_the_service_starts_whisper_server_and_speaks_its_protocol(
     stack: Stack, whisper: Whisper
 ) -> None:
     whisper.answer(load=1.0, text=" What time is it?\n", language="english")
-    write_config(stack, whisper.config())
+    stack.write(whisper.config())
     stt = stack.start("services.stt", env=whisper.env())
 
     async def body(bus: Bus) -> Transcript:
@@ -143,7 +137,7 @@ def _zombie(pid: int) -> bool:
 
 
 def test_whisper_server_is_restarted_when_it_dies(stack: Stack, whisper: Whisper) -> None:
-    write_config(stack, whisper.config())
+    stack.write(whisper.config())
     stack.start("services.stt", env=whisper.env())
 
     async def body(bus: Bus) -> None:
@@ -174,7 +168,7 @@ def test_whisper_server_is_restarted_when_it_dies(stack: Stack, whisper: Whisper
 def test_failures_are_errors_and_apologies_and_the_service_goes_on(
     stack: Stack, whisper: Whisper, plan: dict[str, Any], code: str, detail: str
 ) -> None:
-    write_config(stack, whisper.config())
+    stack.write(whisper.config())
     stack.start("services.stt", env=whisper.env())
 
     async def body(bus: Bus) -> None:
@@ -195,7 +189,7 @@ def test_failures_are_errors_and_apologies_and_the_service_goes_on(
 def test_non_speech_is_dropped_and_languages_become_iso_codes(
     stack: Stack, whisper: Whisper
 ) -> None:
-    write_config(stack, whisper.config())
+    stack.write(whisper.config())
     stack.start("services.stt", env=whisper.env())
 
     async def body(bus: Bus) -> list[Transcript]:
@@ -219,7 +213,7 @@ def test_non_speech_is_dropped_and_languages_become_iso_codes(
 def test_a_partial_with_the_same_audio_as_the_final_is_transcribed_once(
     stack: Stack, whisper: Whisper
 ) -> None:
-    write_config(stack, whisper.config())
+    stack.write(whisper.config())
     stack.start("services.stt", env=whisper.env())
     longer = AUDIO + bytes(3200)
 
@@ -246,7 +240,7 @@ def test_a_server_already_answering_on_the_port_is_used(
         while not whisper.pids():  # it logs its start once it listens
             assert server.poll() is None
             time.sleep(0.02)  # polling for the stand-in's start, bounded by the test timeout
-        write_config(stack, whisper.config(backend="auto"))
+        stack.write(whisper.config(backend="auto"))
         stack.start("services.stt", env=whisper.env())
 
         async def body(bus: Bus) -> Transcript:
@@ -264,7 +258,7 @@ def test_a_server_already_answering_on_the_port_is_used(
 def test_a_missing_whisper_server_is_reported_and_every_utterance_answered(
     stack: Stack, whisper: Whisper
 ) -> None:
-    write_config(stack, whisper.config(server="/nonexistent/whisper-server"))
+    stack.write(whisper.config(server="/nonexistent/whisper-server"))
     stack.start("services.stt", env=whisper.env())
 
     async def body(bus: Bus) -> None:
