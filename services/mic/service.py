@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 from bus.client import Bus
+from bus.messages import Error
 from desktop_assistant.config.schema import Config
 from services.mic.card import capture
 from services.mic.convert import AudioFileError
@@ -34,7 +35,9 @@ async def main(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     def report(problem: str | None) -> None:
         if problem is None:
             bus.set_state("ready")
-        else:
-            bus.set_state("degraded", f"mic: {problem}"[:200])
+            return
+        if bus.detail != f"mic: {problem}"[:200]:  # once per outage, not once per retry
+            bus.publish(Error(service="mic", code="mic-unavailable", message=problem))
+        bus.set_state("degraded", f"mic: {problem}"[:200])
 
     await listener.run(capture(config.card, report))

@@ -47,10 +47,11 @@ class EmbeddedWhisper:
         if not multilingual:
             self.language = "en"
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="whisper")
-        self._run(np.zeros(RATE, dtype="<i2").tobytes())  # warm-up: the first real run is fast
+        self.transcribe_now(bytes(2 * RATE))  # warm-up: the first real question is as fast
         log.info("embedded whisper: %s loaded in %.2f s", path, time.perf_counter() - started)
 
-    def _run(self, pcm: bytes) -> Recognized:
+    def transcribe_now(self, pcm: bytes) -> Recognized:
+        """Transcribe 16 kHz PCM16 on the calling thread (blocks for the model's time)."""
         audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
         segments, info = self.model.transcribe(
             audio,
@@ -58,6 +59,9 @@ class EmbeddedWhisper:
             beam_size=self.beam_size,
             without_timestamps=True,
             condition_on_previous_text=False,
+            # No temperature fallback: a re-decode costs more than the rare word it saves
+            # on a short question.
+            temperature=0.0,
         )
         text = "".join(segment.text for segment in segments).strip()
         return Recognized(text, iso_code(info.language))
@@ -67,7 +71,7 @@ class EmbeddedWhisper:
             raise SttFailed(f"the embedded model takes {RATE} Hz audio, got {rate} Hz")
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._thread, self._run, pcm)
+            return await loop.run_in_executor(self._thread, self.transcribe_now, pcm)
         except (RuntimeError, ValueError) as exc:  # what CTranslate2 raises on a bad run
             raise SttFailed(f"faster-whisper: {exc}") from exc
 

@@ -12,8 +12,9 @@ import pytest
 
 from bus.client import Bus
 from bus.message import Message
-from bus.messages import Heartbeat, Speaking, SpeechStarted, Transcript, Utterance
+from bus.messages import Error, Heartbeat, Speaking, SpeechStarted, Transcript, Utterance
 from tests.helpers.busrun import with_buses
+from tests.helpers.processes import Process
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speech import read_wav, spoken, write_wav
 from tests.helpers.stack import Stack, expect, wait_state
@@ -117,18 +118,25 @@ def test_a_card_that_matches_nothing_is_reported_with_the_devices_there_are(
     card: SoundCard, stack: Stack
 ) -> None:
     folder = stack.write(top='card = "Nonexistent USB Mic"\n', name="nocard")
-    mic = stack.start("services.mic", env=card.env(), config=folder)
+    mics: list[Process] = []
+
+    async def body(bus: Bus) -> tuple[Error, Heartbeat]:
+        bus.subscribe(Error.TOPIC)
+        await bus.wait_path(bus)
+        error = await expect(bus, Error, lambda e: e.service == "mic")
+        mics.append(stack.start("services.mic", env=card.env(), config=folder))
+        beat = await wait_state(bus, "mic", "degraded", timeout=20)
+        return await error, beat
+
     try:
-
-        async def body(bus: Bus) -> Heartbeat:
-            return await wait_state(bus, "mic", "degraded", timeout=20)
-
-        beat = with_buses(stack.endpoints, ["test"], body)
-        assert "card = 'Nonexistent USB Mic' matches no input device" in beat.detail
-        assert "pulse, ALSA" in mic.output() and "default, ALSA" in mic.output()
-        assert mic.popen.poll() is None  # still running, trying again
+        error, beat = with_buses(stack.endpoints, ["test"], body)
+        assert error.code == "mic-unavailable"
+        assert "card = 'Nonexistent USB Mic' matches no input device" in error.message
+        assert "pulse, ALSA" in error.message and "default, ALSA" in error.message
+        assert beat.detail.startswith("mic: card = 'Nonexistent USB Mic'")
+        assert mics[0].popen.poll() is None  # still running, trying again
     finally:
-        mic.stop()
+        mics[0].stop()
 
 
 def test_a_card_that_disappears_is_reopened() -> None:
