@@ -71,3 +71,13 @@ def speech_bounds(samples: np.ndarray, rate: int, floor: float = 0.02) -> tuple[
     """Seconds of the first and last sample louder than ``floor`` of the peak."""
     loud = np.flatnonzero(np.abs(samples) > floor * float(np.max(np.abs(samples))))
     return loud[0] / rate, (loud[-1] + 1) / rate
+
+
+def padded(text: str, folder: Path, before: float = 0.6, after: float = 0.2) -> tuple[Path, float]:
+    """``text`` spoken after some silence (the mic may be in its deaf tail at first), and the
+    length of the speech in seconds."""
+    samples, rate = read_wav(spoken(text))
+    audio = np.concatenate([np.zeros(round(before * rate)), samples, np.zeros(round(after * rate))])
+    key = hashlib.sha1(f"{text}|{before}|{after}".encode()).hexdigest()[:16]
+    path = folder / f"{key}.wav"
+    return write_wav(path, audio.astype(np.float32), rate), len(samples) / rate

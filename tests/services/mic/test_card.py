@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from pathlib import Path
 
-import numpy as np
 import pytest
 
 from bus.client import Bus
@@ -16,28 +14,13 @@ from bus.messages import Error, Heartbeat, Speaking, SpeechStarted, Transcript, 
 from tests.helpers.busrun import with_buses
 from tests.helpers.processes import Process
 from tests.helpers.soundcard import SoundCard
-from tests.helpers.speech import read_wav, spoken, write_wav
+from tests.helpers.speech import padded
 from tests.helpers.stack import Stack, expect, wait_state
 from tests.helpers.words import words
 
 QUESTION = "What is the weather like in Rome tomorrow?"
 SHORT = "Set a timer for ten minutes."
 CARD = 'card = "pulse"\n'
-
-
-def padded(text: str, folder: Path, before: float = 0.6, after: float = 0.2) -> tuple[Path, float]:
-    """``text`` spoken after some silence (the mic may be in its deaf tail at first), and the
-    length of the speech in seconds."""
-    samples, rate = read_wav(spoken(text))
-    audio = np.concatenate([np.zeros(round(before * rate)), samples, np.zeros(round(after * rate))])
-    path = folder / f"{abs(hash((text, before, after)))}.wav"
-    return write_wav(path, audio.astype(np.float32), rate), len(samples) / rate
-
-
-@pytest.fixture(scope="module")
-def card() -> Iterator[SoundCard]:
-    with SoundCard() as card:
-        yield card
 
 
 @pytest.fixture(scope="module")

@@ -14,17 +14,12 @@ from bus.messages import Reply, Speaking, Utterance
 from tests.helpers.busrun import with_buses
 from tests.helpers.processes import Process
 from tests.helpers.soundcard import SoundCard
+from tests.helpers.speech import padded
 from tests.helpers.stack import Stack, wait_state
-from tests.services.mic.test_card import QUESTION, SHORT, padded
+from tests.services.mic.test_card import QUESTION, SHORT
 
 FOLLOW_UP = 1.5
 PUSH = f'[listen]\nmode = "push"\ntimeout = 3.0\nfollow_up = {FOLLOW_UP}\nreply_timeout = 20.0\n'
-
-
-@pytest.fixture(scope="module")
-def card() -> Iterator[SoundCard]:
-    with SoundCard() as card:
-        yield card
 
 
 @pytest.fixture(scope="module")
