@@ -39,11 +39,17 @@ class Gate:
         self.speaking = False
         self.deaf_until = -math.inf
         self.state = PushState()
+        self.speaker = ""
+        """The service that said it is speaking; if it dies meanwhile, the mic hears again."""
+        self.speaker_alive_until = math.inf
 
     # -- what the mic may hear --------------------------------------------------------
 
     def hears(self, captured: float) -> bool:
         """Whether audio captured at epoch time ``captured`` goes to the VAD."""
+        if self.speaking and captured > self.speaker_alive_until:
+            log.warning("%s stopped sending heartbeats while speaking: hearing again", self.speaker)
+            self.on_speaking(False, self.speaker_alive_until)
         if self.speaking or captured < self.deaf_until:
             return False
         if not self.push:
@@ -60,16 +66,27 @@ class Gate:
 
     # -- events -----------------------------------------------------------------------
 
-    def on_speaking(self, speaking: bool, when: float) -> None:
+    def on_speaking(self, speaking: bool, when: float, speaker: str = "") -> None:
         """The speaker started or stopped (``when``: the message's time)."""
         self.speaking = speaking
         if speaking:
+            self.speaker, self.speaker_alive_until = speaker, math.inf
             if self.state.phase == CAPTURING:  # the utterance is lost; listen again later
                 self._open(self.state.window, when)
             return
         self.deaf_until = when + self.deaf_tail
         if self.state.phase == OPEN:  # the wait for speech starts once the speaker is quiet
             self.state.deadline = max(self.state.deadline, self.deaf_until + self.state.window)
+
+    def on_heartbeat(self, service: str, state: str, when: float, interval: float) -> None:
+        """A speaker that restarts or stops is no longer speaking; one whose heartbeats stop
+        (a crash) is taken as silent after three missed beats."""
+        if not self.speaking or service != self.speaker:
+            return
+        if state in ("starting", "stopping"):
+            self.on_speaking(False, when)
+        else:
+            self.speaker_alive_until = when + 3 * interval
 
     def on_listen(self, when: float) -> None:
         """``desktop-assistant listen``: open for one question."""

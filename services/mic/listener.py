@@ -11,6 +11,7 @@ from bus.client import Bus
 from bus.message import new_id
 from bus.messages import (
     Error,
+    Heartbeat,
     ListenRequest,
     Reply,
     Speaking,
@@ -44,7 +45,9 @@ class Listener:
 
     async def run(self, blocks: AsyncIterator[Block]) -> None:
         """Hear every block until the source ends, following the bus meanwhile."""
-        self.bus.subscribe(Speaking.TOPIC, ListenRequest.TOPIC, Reply.TOPIC, Error.TOPIC)
+        self.bus.subscribe(
+            Speaking.TOPIC, ListenRequest.TOPIC, Reply.TOPIC, Error.TOPIC, Heartbeat.TOPIC
+        )
         events = asyncio.ensure_future(self._follow_bus())
         try:
             async for block in blocks:
@@ -122,7 +125,9 @@ class Listener:
         while True:
             msg = await self.bus.recv()
             if isinstance(msg, Speaking):
-                self.gate.on_speaking(msg.speaking, msg.ts)
+                self.gate.on_speaking(msg.speaking, msg.ts, msg.src)
+            elif isinstance(msg, Heartbeat):
+                self.gate.on_heartbeat(msg.service, msg.state, msg.ts, msg.interval)
             elif isinstance(msg, ListenRequest):
                 self.gate.on_listen(msg.ts)
             elif isinstance(msg, Reply) and msg.session == VOICE_SESSION:

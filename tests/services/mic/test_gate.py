@@ -94,3 +94,16 @@ def test_speaking_during_capture_loses_the_utterance_but_keeps_listening() -> No
     gate.on_speaking(False, 20.0)
     assert gate.hears(20.4) and gate.hears(25.2)  # the wait restarts after the speaker
     assert not gate.hears(25.4)
+
+
+def test_a_speaker_that_dies_while_speaking_does_not_leave_the_mic_deaf() -> None:
+    gate = Gate(ListenConfig(), VAD)
+    gate.on_speaking(True, 10.0, "tts")
+    gate.on_heartbeat("tts", "ready", 11.0, 1.0)
+    gate.on_heartbeat("other", "ready", 20.0, 1.0)  # someone else's beats change nothing
+    assert not gate.hears(13.9)
+    assert gate.hears(14.31)  # three beats missed (+ the deaf tail): it crashed
+    gate.on_speaking(True, 20.0, "tts")
+    assert not gate.hears(40.0)  # no heartbeat seen yet: trust the message
+    gate.on_heartbeat("tts", "starting", 41.0, 1.0)  # restarted: not speaking any more
+    assert gate.hears(41.4)
