@@ -21,7 +21,7 @@ from bus.client import Bus
 from bus.messages import Error, Heartbeat, Say, Transcript, Utterance
 from tests.helpers.busrun import with_buses
 from tests.helpers.processes import ROOT
-from tests.helpers.stack import Stack, expect, wait_state
+from tests.helpers.stack import Stack, expect, until, wait_state
 
 STANDIN = ROOT / "tests" / "helpers" / "whisper_server_standin.py"
 AUDIO = bytes(range(256)) * 125  # 1 s of 16 kHz PCM16
@@ -198,8 +198,8 @@ def test_non_speech_is_dropped_and_languages_become_iso_codes(
         for count, text in enumerate([" [BLANK_AUDIO]\n", " (music)", " ."], start=1):
             whisper.answer(text=text)
             bus.publish(utterance(f"noise-{count}"))
-            while len(whisper.inferences()) < count:  # answered: the script may change
-                await asyncio.sleep(0.02)  # polling the stand-in's log, within the test timeout
+            # Once the stand-in has answered, its script may change.
+            await until(lambda n=count: len(whisper.inferences()) >= n, "the stand-in answered")
         whisper.answer(text=" Che ore sono?\n", language="italian")
         # Any transcript of the noises would come first and be taken by this wait.
         waiter = await expect(bus, Transcript, timeout=10)
@@ -237,9 +237,8 @@ def test_a_server_already_answering_on_the_port_is_used(
         env={**os.environ, **whisper.env()}, stdout=subprocess.DEVNULL, start_new_session=True,
     )
     try:
-        while not whisper.pids():  # it logs its start once it listens
-            assert server.poll() is None
-            time.sleep(0.02)  # polling for the stand-in's start, bounded by the test timeout
+        # It logs its start once it listens.
+        asyncio.run(until(lambda: bool(whisper.pids()), "the stand-in listens"))
         stack.write(whisper.config(backend="auto"))
         stack.start("services.stt", env=whisper.env())
 
