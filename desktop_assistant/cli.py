@@ -8,7 +8,7 @@ import sys
 
 from bus.service import add_common_arguments
 
-COMMANDS = ["ask", "config", "tap", "doctor", "tools", "keys", "systemd"]
+COMMANDS = ["ask", "listen", "config", "tap", "doctor", "tools", "keys", "systemd"]
 """Subcommand modules in ``desktop_assistant.commands``, in the order of ``--help``."""
 
 

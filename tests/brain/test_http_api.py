@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests.helpers import llm_chunks as c
-from tests.helpers.stack import Stack, fresh, running
+from tests.helpers.dialogue_stack import Stack, fresh, running
 from tests.helpers.tool_executor import tool
 
 

@@ -11,7 +11,7 @@ from bus.messages import Error, Say
 from tests.dialogue.harness import Harness, TurnRecord, run
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
-from tests.helpers.stack import free_port
+from tests.helpers.dialogue_stack import free_port
 
 
 def assert_apology(record: TurnRecord, code: str, text: str) -> None:

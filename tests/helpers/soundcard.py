@@ -48,7 +48,7 @@ class SoundCard:
         home = self.root / "home"
         runtime = self.root / "runtime"
         for folder in (home, runtime):
-            folder.mkdir(mode=0o700)
+            folder.mkdir(mode=0o700, exist_ok=True)
         env = dict(os.environ, HOME=str(home), XDG_RUNTIME_DIR=str(runtime))
         env.pop("PULSE_SERVER", None)
         daemon = subprocess.Popen(
@@ -90,6 +90,24 @@ class SoundCard:
             ["pactl", "info"], env=self.env(), capture_output=True, timeout=5, check=False
         )
         return probe.returncode == 0
+
+    def unplug(self) -> None:
+        """Kill the daemon as a crash or an unplugged card would; :meth:`start` brings the
+        same card back (same ``PULSE_SERVER``)."""
+        for proc in reversed(self._procs):
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(5)
+        self._procs.clear()
+        self.socket.unlink(missing_ok=True)
+
+    def play(self, wav: Path, timeout: float = 30.0) -> None:
+        """Play a WAV file into the sink and return when it has been played."""
+        subprocess.run(
+            ["paplay", f"--device={SINK}", str(wav)],
+            env=self.env(), check=True, timeout=timeout,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
 
     def stop(self) -> None:
         for proc in reversed(self._procs):

@@ -1,0 +1,49 @@
+"""``desktop-assistant listen``: push-to-talk, open the mic for one question (bind it to a key)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from bus.client import RequestTimeout
+from bus.messages import Heartbeat, ListenRequest
+from bus.service import load_or_exit
+from desktop_assistant.commands.busclient import cli_bus
+
+
+def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "listen", help="push-to-talk: open the mic for one question ([listen] mode = \"push\")"
+    )
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(listen(args.config))
+
+
+async def listen(config_dir: str | None) -> int:
+    config = load_or_exit(config_dir)
+    async with cli_bus(config_dir) as bus:
+        # Publish first: the user is about to speak. Then check that a mic heard it.
+        patience = 2 * config.bus.heartbeat + 1
+        mic = asyncio.ensure_future(
+            bus.wait_for(Heartbeat, lambda h: h.service == "mic", timeout=patience)
+        )
+        await asyncio.sleep(0)  # the heartbeat subscription goes out before the request
+        bus.publish(ListenRequest())
+        try:
+            beat = await mic
+        except RequestTimeout:
+            print("no mic service is running: start the assistant or `python -m services.mic`",
+                  file=sys.stderr)
+            return 3
+    if config.listen.mode != "push":
+        print('the mic is always listening; set [listen] mode = "push" for push-to-talk',
+              file=sys.stderr)
+    elif beat.state != "ready":
+        print(f"the mic is {beat.state}: {beat.detail}", file=sys.stderr)
+        return 1
+    return 0

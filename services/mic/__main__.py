@@ -1,0 +1,27 @@
+"""``python -m services.mic``: capture, detect speech, publish utterances."""
+
+from __future__ import annotations
+
+import sys
+
+from bus.service import run_service, service_parser
+from services.mic.service import main as service_main
+
+
+def main() -> int:
+    parser = service_parser("mic", "Capture from [card], run Silero VAD, publish utterances.")
+    parser.add_argument(
+        "--wav", nargs="+", metavar="FILE",
+        help="replay audio files (WAV of any rate, mono or stereo) instead of the card, then exit",
+    )
+    parser.add_argument(
+        "--fast", action="store_true", help="with --wav: as fast as possible, not in real time"
+    )
+    args = parser.parse_args()
+    if args.fast and not args.wav:
+        parser.error("--fast only applies to --wav")
+    return run_service("mic", args, service_main)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""When the mic hears: never while the assistant speaks, and with push-to-talk only when opened.
+
+Pure state, driven by bus events and by the capture times of the audio, so
+audio that was captured before an event is judged by what held then.
+Push-to-talk follows seed 003: ``desktop-assistant listen`` opens the mic for
+one question; after the answer it stays open for a follow-up question,
+unless the answer was empty and carried no control, which ends the
+conversation.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+from desktop_assistant.config.schema import ListenConfig, VadConfig
+
+log = logging.getLogger(__name__)
+
+CLOSED, OPEN, CAPTURING, AWAITING_REPLY = "closed", "open", "capturing", "awaiting reply"
+
+
+@dataclass
+class PushState:
+    phase: str = CLOSED
+    deadline: float = math.inf
+    """OPEN: speech must start before this capture time; AWAITING_REPLY: the answer must come."""
+    window: float = 0.0
+    """OPEN: how long the mic waits for speech once the assistant is quiet."""
+    turn: str | None = None
+
+
+class Gate:
+    def __init__(self, listen: ListenConfig, vad: VadConfig) -> None:
+        self.push = listen.mode == "push"
+        self.listen = listen
+        self.deaf_tail = vad.deaf_tail
+        self.speaking = False
+        self.deaf_until = -math.inf
+        self.state = PushState()
+        self.speaker = ""
+        """The service that said it is speaking; if it dies meanwhile, the mic hears again."""
+        self.speaker_alive_until = math.inf
+
+    # -- what the mic may hear --------------------------------------------------------
+
+    def hears(self, captured: float) -> bool:
+        """Whether audio captured at epoch time ``captured`` goes to the VAD."""
+        if self.speaking and captured > self.speaker_alive_until:
+            log.warning("%s stopped sending heartbeats while speaking: hearing again", self.speaker)
+            self.on_speaking(False, self.speaker_alive_until)
+        if self.speaking or captured < self.deaf_until:
+            return False
+        if not self.push:
+            return True
+        self.expire(captured)
+        return self.state.phase in (OPEN, CAPTURING)
+
+    def expire(self, now: float) -> None:
+        """Close the mic when a push-to-talk deadline has passed."""
+        phase = self.state.phase
+        if phase in (OPEN, AWAITING_REPLY) and not self.speaking and now > self.state.deadline:
+            log.info("push-to-talk: %s timed out; the mic is closed", phase)
+            self.state = PushState()
+
+    # -- events -----------------------------------------------------------------------
+
+    def on_speaking(self, speaking: bool, when: float, speaker: str = "") -> None:
+        """The speaker started or stopped (``when``: the message's time)."""
+        self.speaking = speaking
+        if speaking:
+            self.speaker, self.speaker_alive_until = speaker, math.inf
+            if self.state.phase == CAPTURING:  # the utterance is lost; listen again later
+                self._open(self.state.window, when)
+            return
+        self.deaf_until = when + self.deaf_tail
+        if self.state.phase == OPEN:  # the wait for speech starts once the speaker is quiet
+            self.state.deadline = max(self.state.deadline, self.deaf_until + self.state.window)
+
+    def on_heartbeat(self, service: str, state: str, when: float, interval: float) -> None:
+        """A speaker that restarts or stops is no longer speaking; one whose heartbeats stop
+        (a crash) is taken as silent after three missed beats."""
+        if not self.speaking or service != self.speaker:
+            return
+        if state in ("starting", "stopping"):
+            self.on_speaking(False, when)
+        else:
+            self.speaker_alive_until = when + 3 * interval
+
+    def on_listen(self, when: float) -> None:
+        """``desktop-assistant listen``: open for one question."""
+        if not self.push:
+            log.info("listen request ignored: [listen] mode is always")
+            return
+        log.info("push-to-talk: listening")
+        self._open(self.listen.timeout, when)
+
+    def on_speech_started(self, turn: str) -> None:
+        if self.push and self.state.phase == OPEN:
+            self.state = PushState(CAPTURING, math.inf, self.state.window, turn)
+
+    def on_utterance(self, turn: str, now: float) -> None:
+        """The final utterance of ``turn`` went out: the mic waits for its answer."""
+        if self.push and self.state.phase == CAPTURING and self.state.turn == turn:
+            self.state = PushState(AWAITING_REPLY, now + self.listen.reply_timeout, 0.0, turn)
+
+    def on_reply(
+        self, turn: str, conversation: str, control: bool, failed: bool, when: float
+    ) -> None:
+        """The answer to ``turn``: empty and without control ends the conversation (seed
+        003: the control rule comes first); so does a failed turn."""
+        if not self.push or self.state.phase != AWAITING_REPLY or self.state.turn != turn:
+            return
+        if failed or (not conversation.strip() and not control):
+            why = "the turn failed" if failed else "empty answer"
+            log.info("push-to-talk: %s, the conversation ends", why)
+            self.state = PushState()
+            return
+        log.info("push-to-talk: open %.1f s for a follow-up question", self.listen.follow_up)
+        self._open(self.listen.follow_up, when)
+
+    def on_error(self, turn: str) -> None:
+        """The turn failed (the user heard why): the conversation ends."""
+        if self.push and self.state.phase == AWAITING_REPLY and self.state.turn == turn:
+            self.state = PushState()
+
+    def _open(self, window: float, when: float) -> None:
+        start = max(when, self.deaf_until)
+        self.state = PushState(OPEN, start + window, window)

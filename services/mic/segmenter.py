@@ -1,0 +1,137 @@
+"""Cut a stream of scored 32 ms frames into utterances.
+
+Pure bookkeeping in sample positions, no clocks and no bus, so it is the
+same for a live card and for a replayed file. An utterance starts at the
+first voiced frame (with ``pre_roll`` of audio from before it), is announced
+once it holds ``min_speech`` of voiced audio, and ends after ``silence`` of
+unvoiced audio or at ``max_utterance``. When the silence starts, a
+speculative copy of the utterance is offered (``Paused``); when the window
+closes without speech resuming, the final utterance has exactly that audio,
+so a transcript of the copy is a transcript of the utterance.
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass
+
+from desktop_assistant.config.schema import VadConfig
+from services.mic.vad import FRAME, RATE
+
+HYSTERESIS = 0.15
+"""Once speaking, a frame stays voiced down to ``threshold - HYSTERESIS`` (Silero's own rule)."""
+
+
+@dataclass(frozen=True)
+class Began:
+    """Speech started at sample ``start`` and has lasted ``min_speech``."""
+
+    start: int
+
+
+@dataclass(frozen=True)
+class Paused:
+    """Silence started: the utterance so far, speculatively (not the final cut)."""
+
+    pcm: bytes
+    start: int
+    end: int
+    """Sample position just after the last voiced frame."""
+
+
+@dataclass(frozen=True)
+class Ended:
+    """The utterance is complete: the silence window closed, or it reached its maximum."""
+
+    pcm: bytes
+    start: int
+    end: int
+    """Sample position just after the last voiced frame."""
+    split: bool = False
+    """Cut at ``max_utterance`` while speech went on."""
+
+
+Event = Began | Paused | Ended
+
+
+class Segmenter:
+    def __init__(self, vad: VadConfig) -> None:
+        self.threshold = vad.threshold
+        self.low = max(0.01, vad.threshold - HYSTERESIS)
+        self.silence = round(vad.silence * RATE)
+        self.min_speech = round(vad.min_speech * RATE)
+        self.max_bytes = 2 * max(FRAME, round(vad.max_utterance * RATE))
+        self.pre_roll: collections.deque[bytes] = collections.deque(
+            maxlen=round(vad.pre_roll * RATE / FRAME)
+        )
+        self.position = 0
+        """Samples pushed so far (positions are counted from the first frame ever)."""
+        self._reset_utterance()
+
+    def reset(self) -> None:
+        """Drop the utterance in progress and the pre-roll (the audio before was not heard)."""
+        self.pre_roll.clear()
+        self._reset_utterance()
+
+    def _reset_utterance(self) -> None:
+        self.audio: bytearray | None = None
+        self.audio_start = 0  # sample position of audio[0]
+        self.start = 0
+        self.voiced = 0
+        self.end = 0
+        self.silent = 0
+        self.announced = False
+
+    def push(self, frame: bytes, probability: float) -> list[Event]:
+        """Add one frame (PCM16, ``FRAME`` samples) with its speech probability."""
+        first = self.position
+        self.position += len(frame) // 2
+        if self.audio is None:
+            if probability < self.threshold:
+                self.pre_roll.append(frame)
+                return []
+            return self._begin(frame, first)
+        self.audio += frame
+        events: list[Event] = []
+        voiced = probability >= self.threshold or (probability >= self.low and self.silent == 0)
+        if voiced:
+            self.voiced += self.position - first
+            self.end = self.position
+            self.silent = 0
+            if not self.announced and self.voiced >= self.min_speech:
+                self.announced = True
+                events.append(Began(self.start))
+        else:
+            self.silent += self.position - first
+            if self.announced and self.silent == self.position - first:
+                events.append(Paused(self._cut(), self.start, self.end))
+            if self.silent >= self.silence:
+                if self.announced:
+                    events.append(Ended(self._cut(), self.start, self.end))
+                self._reset_utterance()
+                return events
+        if len(self.audio) >= self.max_bytes:
+            if self.announced:
+                events.append(Ended(bytes(self.audio), self.start, self.end, split=True))
+            self._reset_utterance()
+        return events
+
+    def _begin(self, frame: bytes, first: int) -> list[Event]:
+        before = b"".join(self.pre_roll)
+        self.pre_roll.clear()
+        self.audio = bytearray(before + frame)
+        self.audio_start = first - len(before) // 2
+        self.start = first
+        self.voiced = self.position - first
+        self.end = self.position
+        self.silent = 0
+        if self.voiced >= self.min_speech:
+            self.announced = True
+            return [Began(first)]
+        return []
+
+    def _cut(self) -> bytes:
+        """The utterance through the first unvoiced frame after its last voiced one."""
+        assert self.audio is not None
+        stop = min(len(self.audio), 2 * (self.end - self.audio_start + FRAME))
+        return bytes(self.audio[:stop])

@@ -1,0 +1,170 @@
+"""The STT service's loop: utterances in, transcripts out, speculating while the window runs.
+
+A partial utterance (sent when the end-of-speech window starts) is
+transcribed at once; when the final utterance of that turn arrives with the
+same audio, that transcript is published without a second run, so the
+transcript follows the window's end almost at once. Only finals lead to a
+Transcript. Failures become an ``Error`` and a spoken apology for the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+
+from bus.client import Bus
+from bus.messages import Error, Say, Transcript, Utterance
+from desktop_assistant.config.schema import Config
+from services.stt.engine import Backend, Recognized, SttFailed, SttUnavailable
+from services.stt.text import spoken_words
+
+log = logging.getLogger(__name__)
+
+APOLOGY = {
+    "en": "Sorry, I could not understand that.",
+    "it": "Scusa, non ho capito.",
+    "ja": "すみません、聞き取れませんでした。",
+}
+
+
+@dataclass
+class Job:
+    utterance: Utterance
+    task: asyncio.Task[Recognized] | None = None
+    started: bool = False
+    compute: float = 0.0
+
+
+class SpeechToText:
+    def __init__(self, bus: Bus, config: Config, backend: Backend) -> None:
+        self.bus = bus
+        self.backend = backend
+        self.speculative = config.whisper.speculative
+        self.lang = config.audio.default_lang
+        self.jobs: dict[str, Job] = {}
+        """The speculative job of each turn whose final has not come yet."""
+        self._engine = asyncio.Lock()  # one transcription at a time: the CPU is small
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def run(self) -> None:
+        self.bus.subscribe(Utterance.TOPIC)
+        async for msg in self.bus:
+            if isinstance(msg, Utterance):
+                self.on_utterance(msg)
+
+    def on_utterance(self, utterance: Utterance) -> None:
+        problem = _bad_audio(utterance)
+        if problem:
+            log.warning("utterance %s dropped: %s", utterance.turn, problem)
+            if not utterance.partial:
+                self._fail(utterance, "stt-failed", problem)
+            return
+        if utterance.partial:
+            if self.speculative:
+                self._speculate(utterance)
+            return
+        task = asyncio.ensure_future(self._finish(utterance))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _speculate(self, utterance: Utterance) -> None:
+        for turn in list(self.jobs):  # older turns and earlier partials are superseded
+            self._drop(self.jobs.pop(turn))
+        job = Job(utterance)
+        job.task = asyncio.ensure_future(self._transcribe(job))
+        job.task.add_done_callback(_consume)
+        self.jobs[utterance.turn or ""] = job
+
+    def _drop(self, job: Job) -> None:
+        if job.task is not None and not job.started:
+            job.task.cancel()  # still queued: never runs
+
+    async def _transcribe(self, job: Job) -> Recognized:
+        async with self._engine:
+            job.started = True
+            began = time.perf_counter()
+            try:
+                u = job.utterance
+                return await self.backend.transcribe(u.pcm, u.rate)
+            finally:
+                job.compute = time.perf_counter() - began
+
+    async def _finish(self, utterance: Utterance) -> None:
+        job = self.jobs.pop(utterance.turn or "", None)
+        result: Recognized | None = None
+        if job is not None and job.task is not None and job.utterance.pcm == utterance.pcm:
+            try:
+                result = await job.task
+            except (SttUnavailable, SttFailed, asyncio.CancelledError) as exc:
+                log.info("turn %s: the speculative run failed (%s)", utterance.turn, exc)
+        elif job is not None:
+            self._drop(job)
+        reused = result is not None
+        if result is None:
+            job = Job(utterance)
+            try:
+                result = await self._transcribe(job)
+            except SttUnavailable as exc:
+                self.bus.set_state("degraded", str(exc)[:200])
+                self._fail(utterance, "stt-unavailable", str(exc))
+                return
+            except SttFailed as exc:
+                self._fail(utterance, "stt-failed", str(exc))
+                return
+        assert job is not None
+        if self.bus.state == "degraded":
+            self.bus.set_state("ready")  # the engine answered again
+        self._publish(utterance, result, job.compute, reused)
+
+    def _publish(
+        self, utterance: Utterance, result: Recognized, compute: float, reused: bool
+    ) -> None:
+        text = spoken_words(result.text)
+        if not text:
+            log.debug("turn %s: no speech in %r, dropped", utterance.turn, result.text)
+            return
+        self.bus.publish(
+            Transcript(
+                text=text,
+                lang=result.lang or self.lang,
+                duration=utterance.duration,
+                compute=compute,
+                speech_end=utterance.speech_end,
+                turn=utterance.turn,
+            )
+        )
+        log.info(
+            "turn %s: %r (%s) %.2f s after the end of speech, %.2f s compute%s",
+            utterance.turn, text, result.lang, time.time() - utterance.speech_end, compute,
+            ", speculative" if reused else "",
+        )
+
+    def _fail(self, utterance: Utterance, code: str, message: str) -> None:
+        log.error("turn %s: %s: %s", utterance.turn, code, message)
+        self.bus.publish(Error(service="stt", code=code, message=message, turn=utterance.turn))
+        lang = self.lang if self.lang in APOLOGY else "en"
+        self.bus.publish(
+            Say(text=APOLOGY[lang], lang=lang, kind="error", seq=0, final=True, turn=utterance.turn)
+        )
+
+    async def close(self) -> None:
+        for job in self.jobs.values():
+            self._drop(job)
+        for task in list(self._tasks):
+            task.cancel()
+
+
+def _bad_audio(utterance: Utterance) -> str:
+    if utterance.rate != 16000:
+        return f"rate {utterance.rate} Hz, expected 16000"
+    if not utterance.pcm or len(utterance.pcm) % 2:
+        return f"{len(utterance.pcm)} bytes is not PCM16 audio"
+    return ""
+
+
+def _consume(task: asyncio.Task[Recognized]) -> None:
+    """A speculative run nobody awaits any more must not log 'exception never retrieved'."""
+    if not task.cancelled():
+        task.exception()

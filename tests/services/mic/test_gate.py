@@ -1,0 +1,109 @@
+"""When the mic hears: deafness while the assistant speaks, and push-to-talk per seed 003."""
+
+from __future__ import annotations
+
+from desktop_assistant.config.schema import ListenConfig, VadConfig
+from services.mic.gate import AWAITING_REPLY, CAPTURING, CLOSED, OPEN, Gate
+
+VAD = VadConfig(deaf_tail=0.3)
+PUSH = ListenConfig(mode="push", timeout=5.0, follow_up=4.0, reply_timeout=30.0)
+
+
+def test_always_listening_is_deaf_while_speaking_and_for_the_tail() -> None:
+    gate = Gate(ListenConfig(), VAD)
+    assert gate.hears(100.0)
+    gate.on_speaking(True, 101.0)
+    assert not gate.hears(101.5)
+    gate.on_speaking(False, 103.0)
+    assert not gate.hears(103.2)  # the tail: the room still echoes
+    assert gate.hears(103.31)
+    gate.on_listen(104.0)  # meaningless when always listening
+    assert gate.hears(104.1)
+
+
+def converse(gate: Gate, turn: str = "t1") -> None:
+    gate.on_listen(10.0)
+    assert gate.hears(10.1)
+    gate.on_speech_started(turn)
+    gate.on_utterance(turn, 13.0)
+
+
+def test_push_to_talk_is_closed_until_asked() -> None:
+    gate = Gate(PUSH, VAD)
+    assert not gate.hears(1.0)
+    gate.on_listen(10.0)
+    assert gate.state.phase == OPEN and gate.hears(10.1)
+    assert not gate.hears(15.1)  # nobody spoke within [listen] timeout
+    assert gate.state.phase == CLOSED
+
+
+def test_one_question_then_the_mic_waits_for_the_answer() -> None:
+    gate = Gate(PUSH, VAD)
+    gate.on_listen(10.0)
+    gate.on_speech_started("t1")
+    assert gate.state.phase == CAPTURING and gate.hears(20.0)  # speech may outlast the timeout
+    gate.on_utterance("t1", 21.0)
+    assert gate.state.phase == AWAITING_REPLY and not gate.hears(21.1)
+    assert not gate.hears(52.0) and gate.state.phase == CLOSED  # no answer within reply_timeout
+
+
+def test_an_answer_opens_the_mic_for_a_follow_up_once_the_speaker_is_quiet() -> None:
+    gate = Gate(PUSH, VAD)
+    converse(gate)
+    gate.on_reply("other-turn", "Hi.", False, False, 14.0)  # not ours: ignored
+    assert gate.state.phase == AWAITING_REPLY
+    gate.on_reply("t1", "It is sunny.", False, False, 14.0)
+    gate.on_speaking(True, 14.1)
+    assert not gate.hears(20.0)  # deaf while speaking, however long
+    gate.on_speaking(False, 25.0)
+    assert not gate.hears(25.2)
+    assert gate.hears(25.4) and gate.hears(29.2)  # follow_up counts from the end of speech
+    assert not gate.hears(29.4) and gate.state.phase == CLOSED
+
+
+def test_an_empty_answer_without_control_ends_the_conversation() -> None:
+    gate = Gate(PUSH, VAD)
+    converse(gate)
+    gate.on_reply("t1", "  ", False, False, 14.0)
+    assert gate.state.phase == CLOSED and not gate.hears(14.5)
+
+
+def test_an_empty_answer_with_a_control_keeps_the_conversation() -> None:
+    gate = Gate(PUSH, VAD)
+    converse(gate)
+    gate.on_reply("t1", "", True, False, 14.0)  # seed 003: a silent volume change
+    assert gate.state.phase == OPEN and gate.hears(14.5)
+
+
+def test_a_failed_turn_ends_the_conversation() -> None:
+    gate = Gate(PUSH, VAD)
+    converse(gate)
+    gate.on_error("t1")
+    assert gate.state.phase == CLOSED
+    converse(gate, "t2")
+    gate.on_reply("t2", "Sorry, the language model is not available.", False, True, 14.0)
+    assert gate.state.phase == CLOSED
+
+
+def test_speaking_during_capture_loses_the_utterance_but_keeps_listening() -> None:
+    gate = Gate(PUSH, VAD)
+    gate.on_listen(10.0)
+    gate.on_speech_started("t1")
+    gate.on_speaking(True, 11.0)
+    assert gate.state.phase == OPEN and not gate.hears(11.5)
+    gate.on_speaking(False, 20.0)
+    assert gate.hears(20.4) and gate.hears(25.2)  # the wait restarts after the speaker
+    assert not gate.hears(25.4)
+
+
+def test_a_speaker_that_dies_while_speaking_does_not_leave_the_mic_deaf() -> None:
+    gate = Gate(ListenConfig(), VAD)
+    gate.on_speaking(True, 10.0, "tts")
+    gate.on_heartbeat("tts", "ready", 11.0, 1.0)
+    gate.on_heartbeat("other", "ready", 20.0, 1.0)  # someone else's beats change nothing
+    assert not gate.hears(13.9)
+    assert gate.hears(14.31)  # three beats missed (+ the deaf tail): it crashed
+    gate.on_speaking(True, 20.0, "tts")
+    assert not gate.hears(40.0)  # no heartbeat seen yet: trust the message
+    gate.on_heartbeat("tts", "starting", 41.0, 1.0)  # restarted: not speaking any more
+    assert gate.hears(41.4)

