@@ -12,8 +12,8 @@ import httpx
 
 from tests.conftest import ConfigFolder
 from tests.helpers import llm_chunks as c
-from tests.helpers.processes import ROOT, python_env
 from tests.helpers.dialogue_stack import Stack, free_port
+from tests.helpers.processes import ROOT, python_env
 
 
 def poll(

@@ -10,8 +10,8 @@ from bus.endpoints import Endpoints
 from bus.messages import Error, Say
 from tests.dialogue.harness import Harness, TurnRecord, run
 from tests.helpers import llm_chunks as c
-from tests.helpers.llm_server import ScriptedLLM
 from tests.helpers.dialogue_stack import free_port
+from tests.helpers.llm_server import ScriptedLLM
 
 
 def assert_apology(record: TurnRecord, code: str, text: str) -> None:

@@ -10,9 +10,9 @@ from bus.messages import Ask, Heartbeat, Reply, Say, Transcript
 from tests.conftest import ConfigFolder
 from tests.helpers import llm_chunks as c
 from tests.helpers.busrun import with_buses
+from tests.helpers.dialogue_stack import free_port
 from tests.helpers.llm_server import ScriptedLLM
 from tests.helpers.processes import Process
-from tests.helpers.dialogue_stack import free_port
 
 
 async def ask(bus: Bus, text: str) -> Reply:

@@ -13,9 +13,9 @@ from bus.message import Message
 from bus.messages import Error, Heartbeat, Speaking, SpeechStarted, Transcript, Utterance
 from tests.helpers.busrun import with_buses
 from tests.helpers.processes import Process
+from tests.helpers.service_stack import Stack, expect, wait_state
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speech import padded
-from tests.helpers.service_stack import Stack, expect, wait_state
 from tests.helpers.words import words
 
 QUESTION = "What is the weather like in Rome tomorrow?"

@@ -13,9 +13,9 @@ from bus.client import Bus
 from bus.messages import Reply, Speaking, Utterance
 from tests.helpers.busrun import with_buses
 from tests.helpers.processes import Process
+from tests.helpers.service_stack import Stack, wait_state
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speech import padded
-from tests.helpers.service_stack import Stack, wait_state
 from tests.services.mic.test_card import QUESTION, SHORT
 
 FOLLOW_UP = 1.5

@@ -14,8 +14,8 @@ from bus.messages import Error, Say, Transcript, Utterance
 from services.mic.convert import decode_file
 from tests.helpers.busrun import with_buses
 from tests.helpers.processes import Process
-from tests.helpers.speech import spoken
 from tests.helpers.service_stack import Stack, expect, wait_state
+from tests.helpers.speech import spoken
 from tests.helpers.words import words
 
 QUESTIONS = [
