@@ -1,0 +1,228 @@
+"""The whole assistant as real processes, for end-to-end and fault tests.
+
+Every process of the Procfile runs as in production (``python -m ...
+--config DIR``), on a private broker, with the example tools copied into the
+config folder, the scripted LLM server in the test's process and, when asked
+for, the virtual sound card as the mic and the speaker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from bus.client import Bus
+from bus.message import Message
+from bus.messages import Heartbeat
+from desktop_assistant.systemd import read_procfile
+from tests.conftest import wait_broker
+from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.processes import ROOT, Process
+from tests.helpers.soundcard import SoundCard
+from tests.helpers.speech import CACHE
+
+M = TypeVar("M", bound=Message)
+
+EXAMPLES = ROOT / "examples" / "tools"
+SERVICES = [p.name for p in read_procfile(ROOT / "Procfile") if p.name != "broker"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Assistant:
+    """``config`` is appended to config.toml (tables); ``top`` goes before the first table."""
+
+    def __init__(
+        self,
+        *,
+        sound: bool = True,
+        tools: tuple[str, ...] = ("now",),
+        services: list[str] | None = None,
+        config: str = "",
+        top: str = "",
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="da-"))
+        self.card = SoundCard() if sound else None
+        self.llm = ScriptedLLM()
+        self.brain_port = free_port()
+        self.services = services if services is not None else list(SERVICES)
+        self.folder = self.root / "config"
+        self.run_dir = self.root / "run"
+        self.state = self.root / "state"
+        self.wav_out = self.root / "spoken"
+        self.processes: dict[str, Process] = {}
+        self._env = env or {}
+        (self.folder / "tools").mkdir(parents=True)
+        for name in tools:
+            for path in EXAMPLES.glob(f"{name}.*"):
+                shutil.copy2(path, self.folder / "tools" / path.name)
+        self._write(config, top)
+
+    @property
+    def brain_url(self) -> str:
+        return f"http://127.0.0.1:{self.brain_port}"
+
+    @property
+    def endpoints(self):  # type: ignore[no-untyped-def]
+        from bus.endpoints import Endpoints
+
+        return Endpoints(pub=f"ipc://{self.run_dir}/pub.sock", sub=f"ipc://{self.run_dir}/sub.sock")
+
+    def _write(self, config: str, top: str) -> None:
+        card = 'card = "pulse"\n' if self.card else ""
+        (self.folder / "config.toml").write_text(
+            f'{card}llm = "{self.llm.url}"\n{top}'
+            f'[bus]\npub = "{self.endpoints.pub}"\nsub = "{self.endpoints.sub}"\n'
+            f"heartbeat = 0.5\n"
+            f"[brain]\nport = {self.brain_port}\n"
+            f"{config}"
+        )
+
+    def env(self) -> dict[str, str]:
+        env = self.card.env() if self.card else dict(os.environ)
+        env["XDG_STATE_HOME"] = str(self.state)
+        env["KOKORO_JA_CACHE"] = str(CACHE / "kokoro")
+        # The example tools' shebang (python3) must find this venv's packages.
+        env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', os.defpath)}"
+        env.update(self._env)
+        return env
+
+    # -- processes ---------------------------------------------------------------
+
+    def start(self, timeout: float = 120.0) -> Assistant:
+        if self.card:
+            self.card.start()
+        self.llm.start()
+        self.start_broker()
+        for name in self.services:
+            self.start_service(name)
+        asyncio.run(self.wait_ready(self.services, timeout))
+        return self
+
+    def start_broker(self) -> Process:
+        proc = self.processes["broker"] = self._spawn("bus")
+        asyncio.run(wait_broker(self.endpoints))
+        return proc
+
+    def start_service(self, name: str, *args: str) -> Process:
+        if name == "tts" and "--wav-out" not in args:
+            args = (*args, "--wav-out", str(self.wav_out))
+        self.processes[name] = self._spawn(f"services.{name}", *args)
+        return self.processes[name]
+
+    def _spawn(self, module: str, *args: str) -> Process:
+        return Process(module, "--config", str(self.folder), *args, log_dir=self.root,
+                       env=self.env())
+
+    async def wait_ready(self, names: list[str], timeout: float = 120.0) -> None:
+        """Until each named service's current process heartbeats ``ready``."""
+        bus = Bus(self.endpoints, "test-ready")
+        try:
+            bus.subscribe(Heartbeat.TOPIC)
+            await bus.wait_connected()
+            waiting = set(names)
+            deadline = time.monotonic() + timeout
+            while waiting:
+                for name in waiting:
+                    proc = self.processes[name]
+                    if proc.popen.poll() is not None:
+                        raise AssertionError(f"{name} exited:\n{proc.output()[-3000:]}")
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"never ready: {sorted(waiting)}\n{self.logs(waiting)}")
+                msg = await bus.recv(timeout=0.5)
+                if isinstance(msg, Heartbeat) and msg.state == "ready":
+                    proc = self.processes.get(msg.service)
+                    if proc is not None and proc.pid == msg.pid:
+                        waiting.discard(msg.service)
+        finally:
+            await bus.close()
+
+    def kill(self, name: str) -> None:
+        self.processes[name].kill()
+
+    def restart(self, name: str, timeout: float = 120.0) -> None:
+        self.processes[name].stop()
+        if name == "broker":
+            self.start_broker()
+            return
+        self.start_service(name)
+        asyncio.run(self.wait_ready([name], timeout))
+
+    def logs(self, names: set[str] | list[str] | None = None) -> str:
+        picked = names or list(self.processes)
+        return "\n".join(
+            f"--- {name}\n{self.processes[name].output()[-2500:]}" for name in picked
+            if name in self.processes
+        )
+
+    def close(self) -> None:
+        for proc in reversed(list(self.processes.values())):
+            proc.stop()
+        self.llm.stop()
+        if self.card:
+            self.card.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> Assistant:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Recorder:
+    """A bus client that keeps every message, for assertions on what the system did."""
+
+    def __init__(self, assistant: Assistant, name: str = "test") -> None:
+        self.bus = Bus(assistant.endpoints, name)
+        self.seen: list[Message] = []
+
+    async def __aenter__(self) -> Recorder:
+        self.bus.subscribe("")
+        await self.bus.wait_connected()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.bus.close()
+
+    async def until(
+        self, kind: type[M], match: Callable[[M], bool] = lambda m: True, timeout: float = 60.0
+    ) -> M:
+        """The first message (already seen or arriving) of ``kind`` that ``match``es."""
+        for msg in self.seen:
+            if isinstance(msg, kind) and match(msg):
+                return msg
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            msg = await self.bus.recv(timeout=left)
+            if msg is None:
+                break
+            self.seen.append(msg)
+            if isinstance(msg, kind) and match(msg):
+                return msg
+        seen = ", ".join(m.TOPIC for m in self.seen[-30:] if m.TOPIC != "sys.heartbeat")
+        raise AssertionError(f"no {kind.TOPIC} within {timeout:g} s; last seen: {seen}")
+
+    async def drain(self, seconds: float) -> None:
+        """Keep recording for ``seconds`` (to show that nothing more happens)."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            msg = await self.bus.recv(timeout=left)
+            if msg is not None:
+                self.seen.append(msg)
+
+    def of(self, kind: type[M], turn: str | None = None) -> list[M]:
+        return [m for m in self.seen if isinstance(m, kind) and (turn is None or m.turn == turn)]
