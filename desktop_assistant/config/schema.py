@@ -108,10 +108,12 @@ class BrainConfig(Table):
     """Bearer token required when ``host`` is not loopback."""
 
 
-def _default_voices() -> dict[str, VoiceConfig]:
+def default_voices() -> dict[str, VoiceConfig]:
+    """The built-in ``[voice.*]`` tables (the TTS service knows a table left as built)."""
     return {
         "it": VoiceConfig(lang="it", blend={"if_sara": 0.8, "af_bella": 0.2}),
         "en": VoiceConfig(lang="en-us", blend={"af_heart": 1.0}),
+        "ja": VoiceConfig(lang="ja", blend={"jf_alpha": 1.0}),
     }
 
 
@@ -126,7 +128,7 @@ class Config(Table):
     bus: BusConfig = BusConfig()
     whisper: WhisperConfig = WhisperConfig()
     kokoro: KokoroConfig = KokoroConfig()
-    voice: dict[str, VoiceConfig] = Field(default_factory=_default_voices)
+    voice: dict[str, VoiceConfig] = Field(default_factory=default_voices)
     vad: VadConfig = VadConfig()
     listen: ListenConfig = ListenConfig()
     audio: AudioConfig = AudioConfig()

@@ -1,0 +1,1 @@
+"""One package per process of the assistant (``python -m services.<name>``)."""

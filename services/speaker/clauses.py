@@ -1,0 +1,67 @@
+"""Cut text into clause-sized pieces: the first can play while the next is synthesized."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SENTENCE_END = ".!?。！？…"
+CLAUSE_END = ",;:、，；："
+SENTENCE_PAUSE = 0.25
+CLAUSE_PAUSE = 0.1
+MAX_CHARS = 120
+"""A clause longer than this is cut at a space (synthesis time grows with length)."""
+MIN_CHARS = 8
+"""A shorter fragment (``Well,``) joins the next one: alone it would sound clipped."""
+
+# ASCII marks only count before whitespace ("3.5", "e.g.x" stay whole); CJK marks always.
+_BOUNDARY = re.compile(r"(?<=[.!?…,;:])\s+|(?<=[。！？、，；：])\s*")
+
+
+@dataclass(frozen=True)
+class Piece:
+    text: str
+    pause: float
+    """Seconds of silence after it, as its last mark asks."""
+
+
+def split_clauses(text: str) -> list[Piece]:
+    """The pieces of ``text`` in order; an empty or blank text has none."""
+    parts = [p.strip() for p in _BOUNDARY.split(text) if p.strip()]
+    merged: list[str] = []
+    for part in parts:
+        if merged and len(merged[-1]) < MIN_CHARS:
+            merged[-1] = _join(merged[-1], part)
+        else:
+            merged.append(part)
+    pieces = []
+    for part in merged:
+        for chunk in _cut_long(part):
+            pieces.append(Piece(chunk, _pause_after(chunk)))
+    return pieces
+
+
+def _join(left: str, right: str) -> str:
+    return left + right if ord(left[-1]) > 0x2FFF else f"{left} {right}"  # CJK: no spaces
+
+
+def _cut_long(text: str) -> list[str]:
+    chunks = []
+    while len(text) > MAX_CHARS:
+        cut = text.rfind(" ", MAX_CHARS // 2, MAX_CHARS)
+        if cut < 0:
+            cut = MAX_CHARS  # no space (Japanese without 、): cut anyway
+        chunks.append(text[:cut].strip())
+        text = text[cut:].strip()
+    if text:
+        chunks.append(text)
+    return chunks
+
+
+def _pause_after(text: str) -> float:
+    last = text[-1]
+    if last in SENTENCE_END:
+        return SENTENCE_PAUSE
+    if last in CLAUSE_END:
+        return CLAUSE_PAUSE
+    return 0.0
