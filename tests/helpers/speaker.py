@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from bus.client import Bus
+from bus.client import Bus, RequestTimeout
 from bus.message import Message, new_id
 from bus.messages import (
     Control,
@@ -34,6 +34,13 @@ T = TypeVar("T")
 CACHE = ROOT / ".cache"
 """The embedded Kokoro model is assembled here once (gitignored), not in the user's home."""
 NO_SOUND_SERVER = "unix:/nonexistent/pulse"
+
+
+class ServiceExited(Exception):
+    def __init__(self, code: int, output: str) -> None:
+        super().__init__(f"exited with {code}:\n{output}")
+        self.code = code
+        self.output = output
 
 
 class RunningTTS:
@@ -59,21 +66,30 @@ class RunningTTS:
         return base
 
     def start(self, ready: tuple[str, ...] = ("ready",), timeout: float = 60) -> Heartbeat:
-        self.proc = Process(
+        """Start the service and wait for its heartbeat in a ``ready`` state.
+
+        Raises :class:`ServiceExited` as soon as the process ends instead.
+        """
+        self.proc = proc = Process(
             self.module, *self.folder.args(), "--wav-out", str(self.wav_dir),
             log_dir=self.logs, env=self.env(),
         )
-        pid = self.proc.pid
 
         async def body(bus: Bus) -> Heartbeat:
-            return await bus.wait_for(
-                Heartbeat, lambda h: h.pid == pid and h.state in ready, timeout=timeout
-            )
+            deadline = asyncio.get_running_loop().time() + timeout
+            while True:
+                try:
+                    return await bus.wait_for(
+                        Heartbeat, lambda h: h.pid == proc.pid and h.state in ready, timeout=0.5
+                    )
+                except RequestTimeout:
+                    if proc.popen.poll() is not None:
+                        raise ServiceExited(proc.popen.returncode, proc.output()) from None
+                    if asyncio.get_running_loop().time() > deadline:
+                        problem = f"{self.module} is not {ready}:\n{proc.output()}"
+                        raise AssertionError(problem) from None
 
-        try:
-            return self.session(body)
-        except Exception:
-            raise AssertionError(f"{self.module} did not start:\n{self.proc.output()}") from None
+        return self.session(body)
 
     def stop(self) -> None:
         if self.proc is not None:
