@@ -8,7 +8,7 @@ import sys
 
 from bus.service import add_common_arguments
 
-COMMANDS = ["config", "tap"]
+COMMANDS = ["config", "tap", "say", "volume"]
 """Subcommand modules in ``desktop_assistant.commands``, in the order of ``--help``."""
 
 

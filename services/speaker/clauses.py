@@ -9,8 +9,10 @@ SENTENCE_END = ".!?。！？…"
 CLAUSE_END = ",;:、，；："
 SENTENCE_PAUSE = 0.25
 CLAUSE_PAUSE = 0.1
-MAX_CHARS = 120
+MAX_CHARS = 100
 """A clause longer than this is cut at a space (synthesis time grows with length)."""
+FIRST_MAX_CHARS = 40
+"""The limit for the first piece when nothing is playing: the listener is waiting for it."""
 MIN_CHARS = 8
 """A shorter fragment (``Well,``) joins the next one: alone it would sound clipped."""
 
@@ -25,8 +27,11 @@ class Piece:
     """Seconds of silence after it, as its last mark asks."""
 
 
-def split_clauses(text: str) -> list[Piece]:
-    """The pieces of ``text`` in order; an empty or blank text has none."""
+def split_clauses(text: str, first_max: int = MAX_CHARS) -> list[Piece]:
+    """The pieces of ``text`` in order; an empty or blank text has none.
+
+    The first piece is at most ``first_max`` characters, the others ``MAX_CHARS``.
+    """
     parts = [p.strip() for p in _BOUNDARY.split(text) if p.strip()]
     merged: list[str] = []
     for part in parts:
@@ -34,8 +39,11 @@ def split_clauses(text: str) -> list[Piece]:
             merged[-1] = _join(merged[-1], part)
         else:
             merged.append(part)
-    pieces = []
+    pieces: list[Piece] = []
     for part in merged:
+        if not pieces and len(part) > first_max:
+            first, part = _cut_at_space(part, first_max)
+            pieces.append(Piece(first, _pause_after(first)))
         for chunk in _cut_long(part):
             pieces.append(Piece(chunk, _pause_after(chunk)))
     return pieces
@@ -48,14 +56,19 @@ def _join(left: str, right: str) -> str:
 def _cut_long(text: str) -> list[str]:
     chunks = []
     while len(text) > MAX_CHARS:
-        cut = text.rfind(" ", MAX_CHARS // 2, MAX_CHARS)
-        if cut < 0:
-            cut = MAX_CHARS  # no space (Japanese without 、): cut anyway
-        chunks.append(text[:cut].strip())
-        text = text[cut:].strip()
+        chunk, text = _cut_at_space(text, MAX_CHARS)
+        chunks.append(chunk)
     if text:
         chunks.append(text)
     return chunks
+
+
+def _cut_at_space(text: str, limit: int) -> tuple[str, str]:
+    """The head of ``text`` up to the last space before ``limit``, and the rest."""
+    cut = text.rfind(" ", limit // 2, limit)
+    if cut < 0:
+        cut = limit  # no space (Japanese without 、): cut anyway
+    return text[:cut].strip(), text[cut:].strip()
 
 
 def _pause_after(text: str) -> float:

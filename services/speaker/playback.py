@@ -42,6 +42,12 @@ class PlaybackQueue:
     def put(self, segment: Segment) -> None:
         self._segments.append(segment)
 
+    def queued_seconds(self, rate: int) -> float:
+        """Audio still to play (read from another thread: a hint, not a promise)."""
+        current, pos = self._current, self._pos
+        left = max(0, len(current.pcm) - pos) if current is not None else 0
+        return (left + sum(len(s.pcm) for s in list(self._segments))) / 2 / rate
+
     def fill(self, out: Any, nbytes: int, rate: int, delay: float = 0.0) -> None:
         """Write ``nbytes`` into ``out``: queued audio, then zeros.
 

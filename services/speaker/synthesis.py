@@ -9,12 +9,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from services.speaker.clauses import split_clauses
+from services.speaker.clauses import FIRST_MAX_CHARS, MAX_CHARS, split_clauses
 from services.speaker.pcm import Samples, silence, to_pcm16
 from services.speaker.playback import PlaybackQueue, Segment
 from services.speaker.volume import Volume
 
 log = logging.getLogger(__name__)
+
+SHORT_QUEUE = 1.0
+"""Seconds of queued audio below which the next piece is kept short (the tone is 0.2 s)."""
 
 
 class Synthesizer(Protocol):
@@ -110,7 +113,10 @@ class SynthesisWorker:
         if job.samples is not None and job.line is not None:
             put(Segment(to_pcm16(job.samples, self._volume.value), job.line))
         elif job.line is not None:
-            for piece in split_clauses(job.line.text):
+            # Little left to play means someone will soon wait: make the first piece short.
+            waiting = self._playback.queued_seconds(rate) < SHORT_QUEUE
+            first_max = FIRST_MAX_CHARS if waiting else MAX_CHARS
+            for piece in split_clauses(job.line.text, first_max):
                 try:
                     samples = self._synth.synthesize(piece.text, job.line.lang)
                 except Exception as exc:  # bad text or a backend failure: skip this piece

@@ -62,10 +62,20 @@ class KokoroVoice:
 
 def load_kokoro(config: Config) -> KokoroVoice:
     """Load model and voices from ``[kokoro]`` (or the embedded ones) and warm them up."""
+    started = time.monotonic()
+    voice = open_kokoro(config)
+    loaded = time.monotonic()
+    warm_up(voice)
+    log.info("Kokoro loaded in %.2f s, warmed in %.2f s; voices %s",
+             loaded - started, time.monotonic() - loaded, sorted(voice.voices))
+    return voice
+
+
+def open_kokoro(config: Config) -> KokoroVoice:
+    """Load the model and resolve every voice table; :class:`VoiceError` names what is wrong."""
     import onnxruntime as ort
     from kokoro_onnx import Kokoro
 
-    started = time.monotonic()
     model, voices_file, embedded = model_and_voices(
         config.kokoro.model, config.kokoro.voices, cache_dir()
     )
@@ -92,10 +102,10 @@ def load_kokoro(config: Config) -> KokoroVoice:
             voice.phonemes("a", key)
         except Exception as exc:
             raise VoiceError(f"[voice.{key}] lang {table.lang!r}: {exc}") from exc
-    loaded = time.monotonic()
-    default = voice_for(voices, config.audio.default_lang, config.audio.default_lang)
-    # The first run is slow (allocations, kernel choice): pay it now, not at the first reply.
-    voice.synthesize("はい。" if is_japanese(default.lang) else "Hello.", config.audio.default_lang)
-    log.info("Kokoro %s loaded in %.2f s, warmed in %.2f s; voices %s",
-             model.name, loaded - started, time.monotonic() - loaded, sorted(voices))
     return voice
+
+
+def warm_up(voice: KokoroVoice) -> None:
+    """The first run is slow (allocations, kernel choice): pay it now, not at the first reply."""
+    default = voice_for(voice.voices, voice.default_lang, voice.default_lang)
+    voice.synthesize("はい。" if is_japanese(default.lang) else "Hello.", voice.default_lang)

@@ -38,3 +38,14 @@ def test_a_clause_without_marks_is_cut_at_a_space_below_the_limit() -> None:
 
 def test_blank_text_has_no_pieces() -> None:
     assert split_clauses("  ") == []
+
+
+def test_the_first_piece_can_be_held_shorter_for_a_waiting_listener() -> None:
+    text = "The weather in Rome is sunny today with a light wind from the sea."
+    pieces = texts_of(split_clauses(text, first_max=40))
+    assert len(pieces[0]) <= 40
+    assert " ".join(pieces) == text
+
+
+def texts_of(pieces: list[Piece]) -> list[str]:
+    return [p.text for p in pieces]
