@@ -41,9 +41,13 @@ class WhisperConfig(Table):
 
 class KokoroConfig(Table):
     model: str = "/data/voice-models/kokoro/kokoro-v1.0.onnx"
+    """The Kokoro ONNX model; when the file is absent, the embedded int8 model."""
     voices: str = "/data/voice-models/kokoro/voices-v1.0.bin"
+    """The voices file (npz); when absent, the embedded Japanese voices."""
     speed: float = Field(1.0, ge=0.5, le=2.0)
+    """Speaking speed (espeak-ng: 175 words a minute times this)."""
     threads: int = Field(2, ge=1)
+    """onnxruntime threads for one synthesis."""
 
 
 class VoiceConfig(Table):
@@ -77,6 +81,7 @@ class AudioConfig(Table):
     volume: float = Field(1.0, ge=0.0, le=2.0)
     """Initial playback volume when no saved volume exists."""
     ack_tone: bool = True
+    """A short soft tone before the first piece of a reply."""
     default_lang: str = "en"
     """Voice used when the turn's language has no ``[voice.*]`` table."""
 
