@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import threading
 from pathlib import Path
 
@@ -117,7 +118,7 @@ class Speaker:
     def _volume_command(self, msg: VolumeCommand) -> None:
         if msg.action in ("up", "down"):
             self.volume.step(msg.action)
-        elif msg.action == "set" and msg.value is not None:
+        elif msg.action == "set" and msg.value is not None and math.isfinite(msg.value):
             self.volume.set(msg.value)
         elif msg.action != "get":
             log.warning("ignoring a bad volume command: %s %r", msg.action, msg.value)

@@ -94,7 +94,7 @@ class SynthesisWorker:
 
     def close(self) -> None:
         self._jobs.put(None)
-        self._thread.join(10)
+        self._thread.join(2)  # a daemon: a long synthesis must not hold up the shutdown
 
     def _run(self) -> None:
         while (job := self._jobs.get()) is not None:

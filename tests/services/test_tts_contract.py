@@ -72,9 +72,11 @@ def test_volume_commands_answer_and_move_the_volume(tts: RunningTTS) -> None:
             await volume(bus, "set", 0.3),
             await volume(bus, "set", 7.0),
             await volume(bus, "bogus"),
+            await volume(bus, "set", float("nan")),
+            await volume(bus, "set"),
         ]
 
-    assert tts.session(body) == [1.0, 1.1, 1.0, 0.9, 0.9, 0.3, 2.0, 2.0]
+    assert tts.session(body) == [1.0, 1.1, 1.0, 0.9, 0.9, 0.3, 2.0, 2.0, 2.0, 2.0]
 
 
 @pytest.mark.parametrize(
