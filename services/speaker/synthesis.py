@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -117,12 +118,15 @@ class SynthesisWorker:
             waiting = self._playback.queued_seconds(rate) < SHORT_QUEUE
             first_max = FIRST_MAX_CHARS if waiting else MAX_CHARS
             for piece in split_clauses(job.line.text, first_max):
+                started = time.perf_counter()
                 try:
                     samples = self._synth.synthesize(piece.text, job.line.lang)
                 except Exception as exc:  # bad text or a backend failure: skip this piece
                     log.error("could not synthesize %r: %s", piece.text, exc)
                     self._failed(job.line, f"{piece.text!r}: {exc}")
                     continue
+                log.debug("synthesized %r in %.3f s: %.2f s of audio", piece.text,
+                          time.perf_counter() - started, len(samples) / rate)
                 # The volume is read per piece: a control applied meanwhile is heard at once.
                 pcm = to_pcm16(samples, self._volume.value) + silence(piece.pause, rate)
                 put(Segment(pcm, job.line))

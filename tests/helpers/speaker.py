@@ -58,6 +58,7 @@ class RunningTTS:
         self.logs.mkdir()
         self.broker = Process("bus", *self.folder.args(), log_dir=self.logs)
         self.proc: Process | None = None
+        self.extra_args: list[str] = []
         asyncio.run(wait_broker(self.folder.endpoints))
 
     def env(self) -> dict[str, str]:
@@ -71,7 +72,7 @@ class RunningTTS:
         Raises :class:`ServiceExited` as soon as the process ends instead.
         """
         self.proc = proc = Process(
-            self.module, *self.folder.args(), "--wav-out", str(self.wav_dir),
+            self.module, *self.folder.args(), "--wav-out", str(self.wav_dir), *self.extra_args,
             log_dir=self.logs, env=self.env(),
         )
 
