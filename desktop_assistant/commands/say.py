@@ -39,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
 
 async def _say(config: str | None, text: str, lang: str) -> None:
     async with cli_bus(config) as bus:
+        bus.subscribe(Speaking.TOPIC)  # in place before the Say goes out (see volume.py)
+        await bus.wait_connected()
         try:
             await bus.wait_for(Heartbeat, lambda h: h.service == TTS, timeout=2.5)
         except RequestTimeout:

@@ -41,6 +41,10 @@ def run(args: argparse.Namespace) -> int:
 
 async def _ask(config: str | None, action: str, value: float | None) -> float:
     async with cli_bus(config) as bus:
+        # Subscribe and prove it before asking: a reply faster than a new subscription
+        # reaching the broker would be lost (bus.request subscribes only as it sends).
+        bus.subscribe(VolumeState.TOPIC)
+        await bus.wait_connected()
         command = VolumeCommand(action=action, value=value, request_id=new_id())
         state = await bus.request(
             command, VolumeState, lambda s: s.request_id == command.request_id, TIMEOUT
