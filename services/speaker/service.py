@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from bus.client import Bus
@@ -55,8 +57,9 @@ class Speaker:
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
 
-        def in_loop(func, *args) -> None:  # type: ignore[no-untyped-def]
-            loop.call_soon_threadsafe(func, *args)
+        def in_loop(func: Callable[..., object], *args: object) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: we are shutting down
+                loop.call_soon_threadsafe(func, *args)
 
         worker = SynthesisWorker(
             self.synth,
@@ -91,7 +94,7 @@ class Speaker:
             if self.recorder is not None:
                 self.recorder.write_all()
 
-    def _pump_events(self, in_loop) -> None:  # type: ignore[no-untyped-def]
+    def _pump_events(self, in_loop: Callable[..., None]) -> None:
         while (event := self.playback.events.get()) is not None:
             in_loop(self._on_playback, event)
 
