@@ -11,8 +11,11 @@ SENTENCE_PAUSE = 0.25
 CLAUSE_PAUSE = 0.1
 MAX_CHARS = 100
 """A clause longer than this is cut at a space (synthesis time grows with length)."""
-FIRST_MAX_CHARS = 40
-"""The limit for the first piece when nothing is playing: the listener is waiting for it."""
+MIN_LIMIT = 32
+"""The shortest limit :func:`limit_for` gives: a listener is waiting for this piece."""
+CHARS_PER_QUEUED_SECOND = 20
+"""Text that can be synthesized while one second of queued audio plays, with a margin
+(speech is ~15 characters a second; Kokoro's real-time factor ~0.5 here, more under load)."""
 MIN_CHARS = 8
 """A shorter fragment (``Well,``) joins the next one: alone it would sound clipped."""
 
@@ -27,11 +30,8 @@ class Piece:
     """Seconds of silence after it, as its last mark asks."""
 
 
-def split_clauses(text: str, first_max: int = MAX_CHARS) -> list[Piece]:
-    """The pieces of ``text`` in order; an empty or blank text has none.
-
-    The first piece is at most ``first_max`` characters, the others ``MAX_CHARS``.
-    """
+def split_clauses(text: str) -> list[Piece]:
+    """The pieces of ``text`` in order, each at most ``MAX_CHARS``; blank text has none."""
     parts = [p.strip() for p in _BOUNDARY.split(text) if p.strip()]
     merged: list[str] = []
     for part in parts:
@@ -41,12 +41,22 @@ def split_clauses(text: str, first_max: int = MAX_CHARS) -> list[Piece]:
             merged.append(part)
     pieces: list[Piece] = []
     for part in merged:
-        if not pieces and len(part) > first_max:
-            first, part = _cut_at_space(part, first_max)
-            pieces.append(Piece(first, _pause_after(first)))
         for chunk in _cut_long(part):
             pieces.append(Piece(chunk, _pause_after(chunk)))
     return pieces
+
+
+def limit_for(queued_seconds: float) -> int:
+    """How long the next piece may be so it is ready before the queued audio runs out."""
+    return max(MIN_LIMIT, min(MAX_CHARS, int(queued_seconds * CHARS_PER_QUEUED_SECOND)))
+
+
+def cut_piece(piece: Piece, limit: int) -> tuple[Piece, Piece | None]:
+    """``piece`` if it fits ``limit``, else its head (cut at a space) and the rest."""
+    if len(piece.text) <= limit:
+        return piece, None
+    head, rest = _cut_at_space(piece.text, limit)
+    return Piece(head, 0.0), Piece(rest, piece.pause)
 
 
 def _join(left: str, right: str) -> str:

@@ -6,19 +6,17 @@ import logging
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from services.speaker.clauses import FIRST_MAX_CHARS, MAX_CHARS, split_clauses
+from services.speaker.clauses import cut_piece, limit_for, split_clauses
 from services.speaker.pcm import Samples, silence, to_pcm16
 from services.speaker.playback import PlaybackQueue, Segment
 from services.speaker.volume import Volume
 
 log = logging.getLogger(__name__)
-
-SHORT_QUEUE = 1.0
-"""Seconds of queued audio below which the next piece is kept short (the tone is 0.2 s)."""
 
 
 class Synthesizer(Protocol):
@@ -114,10 +112,15 @@ class SynthesisWorker:
         if job.samples is not None and job.line is not None:
             put(Segment(to_pcm16(job.samples, self._volume.value), job.line))
         elif job.line is not None:
-            # Little left to play means someone will soon wait: make the first piece short.
-            waiting = self._playback.queued_seconds(rate) < SHORT_QUEUE
-            first_max = FIRST_MAX_CHARS if waiting else MAX_CHARS
-            for piece in split_clauses(job.line.text, first_max):
+            pieces = deque(split_clauses(job.line.text))
+            while pieces:
+                # Each piece is short enough to be ready before what is queued has played:
+                # the first of a reply is short, the next grow as audio piles up.
+                piece, rest = cut_piece(
+                    pieces.popleft(), limit_for(self._playback.queued_seconds(rate))
+                )
+                if rest is not None:
+                    pieces.appendleft(rest)
                 started = time.perf_counter()
                 try:
                     samples = self._synth.synthesize(piece.text, job.line.lang)

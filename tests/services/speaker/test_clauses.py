@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from services.speaker.clauses import CLAUSE_PAUSE, MAX_CHARS, SENTENCE_PAUSE, Piece, split_clauses
+from services.speaker.clauses import (
+    CLAUSE_PAUSE,
+    MAX_CHARS,
+    MIN_LIMIT,
+    SENTENCE_PAUSE,
+    Piece,
+    cut_piece,
+    limit_for,
+    split_clauses,
+)
 
 
 def texts(text: str) -> list[str]:
@@ -40,12 +49,14 @@ def test_blank_text_has_no_pieces() -> None:
     assert split_clauses("  ") == []
 
 
-def test_the_first_piece_can_be_held_shorter_for_a_waiting_listener() -> None:
-    text = "The weather in Rome is sunny today with a light wind from the sea."
-    pieces = texts_of(split_clauses(text, first_max=40))
-    assert len(pieces[0]) <= 40
-    assert " ".join(pieces) == text
+def test_pieces_grow_with_the_audio_queued_ahead_of_them() -> None:
+    assert limit_for(0.0) == MIN_LIMIT
+    assert MIN_LIMIT < limit_for(3.0) < limit_for(4.5) <= MAX_CHARS == limit_for(60)
 
 
-def texts_of(pieces: list[Piece]) -> list[str]:
-    return [p.text for p in pieces]
+def test_a_piece_over_the_limit_is_cut_at_a_space_and_keeps_its_pause() -> None:
+    piece = Piece("The weather in Rome is sunny today with a light wind.", SENTENCE_PAUSE)
+    head, rest = cut_piece(piece, 32)
+    assert head == Piece("The weather in Rome is sunny", 0.0)
+    assert rest == Piece("today with a light wind.", SENTENCE_PAUSE)
+    assert cut_piece(rest, 32) == (rest, None)
