@@ -21,7 +21,7 @@ from typing import Any
 
 from bus.client import Bus
 from bus.message import new_id
-from bus.messages import Say, Speaking
+from bus.messages import Say, Speaking, Spoken
 from desktop_assistant.config import Config
 from services.tts.kokoro_voice import open_kokoro, warm_up
 from tests.helpers.soundcard import SoundCard
@@ -70,14 +70,24 @@ def bench_model(runs: int) -> dict[str, Any]:
     return {"load_s": summary(load), "warm_s": summary(warm), "rtf": rtf, "peak_mb": round(peak_mb)}
 
 
-async def _first_audio(bus: Bus, text: str) -> float:
+async def _first_audio(bus: Bus, text: str) -> tuple[float, float]:
+    """Seconds to the first sample, and seconds of silence between the pieces (stalls)."""
     turn = new_id()
     started = time.time()
     bus.publish(Say(text=text, final=True, turn=turn))
-    await bus.wait_for(Speaking, lambda m: m.turn == turn and m.speaking, timeout=30)
-    first = time.time() - started
-    await bus.wait_for(Speaking, lambda m: m.turn == turn and not m.speaking, timeout=60)
-    return first
+    first = played = 0.0
+    while True:
+        msg = await bus.recv(timeout=60)
+        if msg is None:
+            raise TimeoutError(f"turn {turn} did not finish")
+        if msg.turn != turn:
+            continue
+        if isinstance(msg, Speaking) and msg.speaking:
+            first = time.time()
+        elif isinstance(msg, Spoken):
+            played += msg.duration
+        elif isinstance(msg, Speaking):
+            return first - started, max(0.0, time.time() - first - played)
 
 
 def bench_first_audio(runs: int) -> dict[str, Any]:
@@ -89,11 +99,13 @@ def bench_first_audio(runs: int) -> dict[str, Any]:
                 running.start()
                 for name, text in (("short", SHORT), ("long", LONG)):
 
-                    async def body(bus: Bus, text: str = text) -> list[float]:
+                    async def body(bus: Bus, text: str = text) -> list[tuple[float, float]]:
                         return [await _first_audio(bus, text) for _ in range(runs)]
 
                     key = f"{name}{'_with_tone' if tone else ''}"
-                    results[key] = summary(running.session(body))
+                    measured = running.session(body)
+                    results[key] = summary([first for first, _ in measured])
+                    results[key]["stalls"] = summary([stall for _, stall in measured])
             finally:
                 running.close()
     return results
@@ -121,7 +133,8 @@ def main() -> None:
         print(f"  real-time factor, {name} ({row['audio_s']} s of audio): {row['median']}")
     for name, row in report["say_to_first_audio_s"].items():
         print(f"  Say -> first sample on the device, {name}: median {row['median']} s "
-              f"(min {row['min']}, max {row['max']})")
+              f"(min {row['min']}, max {row['max']}); silence between pieces: median "
+              f"{row['stalls']['median']} s")
     print(f"  ({report['cpus']} CPUs, load average {report['load_average']})")
 
 
