@@ -42,3 +42,33 @@ def test_when_the_sound_server_dies_it_reports_it_and_keeps_speaking() -> None:
     finally:
         running.close()
         card.stop()
+
+
+def test_a_sound_server_that_appears_later_is_found_and_used() -> None:
+    card = SoundCard()  # its address is known before it runs
+    running = RunningTTS(MODULE, card)
+    try:
+        running.start(ready=("degraded",))
+        card.start()
+
+        async def body(bus: Bus) -> list:
+            # Retries back off 1, 2, 4 s... and restart PortAudio to see the new server.
+            await bus.wait_for(Heartbeat, lambda h: h.state == "ready", timeout=30)
+            return (await turn(bus, ["Now you hear me."]))[1]
+
+        got = running.session(body)
+        assert [m.text for m in got if isinstance(m, Spoken)] == ["Now you hear me."]
+    finally:
+        running.close()
+        card.stop()
+
+
+def test_an_output_device_that_does_not_exist_is_reported_with_the_devices_there_are() -> None:
+    with SoundCard() as card:
+        running = RunningTTS(MODULE, card, '[audio]\noutput = "no such card"\n')
+        try:
+            beat = running.start(ready=("degraded",))
+            assert "no such card" in beat.detail
+            assert "output devices: 'pulse'" in beat.detail
+        finally:
+            running.close()
