@@ -1,0 +1,1 @@
+"""Benchmarks: each module measures one part (``python -m bench.<part>``)."""

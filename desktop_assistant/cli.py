@@ -8,7 +8,9 @@ import sys
 
 from bus.service import add_common_arguments
 
-COMMANDS = ["ask", "listen", "config", "tap", "doctor", "tools", "keys", "systemd"]
+COMMANDS = [
+    "ask", "say", "listen", "volume", "config", "tap", "doctor", "tools", "keys", "systemd",
+]
 """Subcommand modules in ``desktop_assistant.commands``, in the order of ``--help``."""
 
 

@@ -68,9 +68,13 @@ class WhisperConfig(Table):
 
 class KokoroConfig(Table):
     model: str = "/data/voice-models/kokoro/kokoro-v1.0.onnx"
+    """The Kokoro ONNX model; when the file is absent, the embedded int8 model."""
     voices: str = "/data/voice-models/kokoro/voices-v1.0.bin"
+    """The voices file (npz); when absent, the embedded Japanese voices."""
     speed: float = Field(1.0, ge=0.5, le=2.0)
+    """Speaking speed (espeak-ng: 175 words a minute times this)."""
     threads: int = Field(2, ge=1)
+    """onnxruntime threads for one synthesis."""
 
 
 class VoiceConfig(Table):
@@ -117,6 +121,7 @@ class AudioConfig(Table):
     volume: float = Field(1.0, ge=0.0, le=2.0)
     """Initial playback volume when no saved volume exists."""
     ack_tone: bool = True
+    """A short soft tone before the first piece of a reply."""
     default_lang: str = "en"
     """Voice used when the turn's language has no ``[voice.*]`` table."""
 
@@ -160,10 +165,12 @@ class BrainConfig(Table):
     """Seconds ``/ask`` waits for the dialogue service's reply before answering 504."""
 
 
-def _default_voices() -> dict[str, VoiceConfig]:
+def default_voices() -> dict[str, VoiceConfig]:
+    """The built-in ``[voice.*]`` tables (the TTS service knows a table left as built)."""
     return {
         "it": VoiceConfig(lang="it", blend={"if_sara": 0.8, "af_bella": 0.2}),
         "en": VoiceConfig(lang="en-us", blend={"af_heart": 1.0}),
+        "ja": VoiceConfig(lang="ja", blend={"jf_alpha": 1.0}),
     }
 
 
@@ -181,7 +188,7 @@ class Config(Table):
     bus: BusConfig = BusConfig()
     whisper: WhisperConfig = WhisperConfig()
     kokoro: KokoroConfig = KokoroConfig()
-    voice: dict[str, VoiceConfig] = Field(default_factory=_default_voices)
+    voice: dict[str, VoiceConfig] = Field(default_factory=default_voices)
     vad: VadConfig = VadConfig()
     listen: ListenConfig = ListenConfig()
     audio: AudioConfig = AudioConfig()

@@ -75,7 +75,7 @@ def test_unknown_key_fails_with_its_name(tmp_path: Path, text: str, expected: st
         ("[vad]\nsilence = true\n", "[vad] key 'silence': expected a valid number"),
         ("[voice.en]\nblend = { af_heart = 'x' }\n", "[voice.en.blend] key 'af_heart'"),
         ("[env]\nKEY = 3\n", "[env] key 'KEY': expected a valid string"),
-        ("[voice.ja]\nlang = 'ja'\n", "[voice.ja] missing required key 'blend'"),
+        ("[voice.de]\nlang = 'de'\n", "[voice.de] missing required key 'blend'"),
     ],
 )
 def test_wrong_type_fails_with_its_name(tmp_path: Path, text: str, expected: str) -> None:

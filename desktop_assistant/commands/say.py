@@ -1,0 +1,58 @@
+"""``desktop-assistant say TEXT [--lang L]``: speak a text through the running TTS service."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from bus.client import RequestTimeout
+from bus.message import new_id
+from bus.messages import Heartbeat, Say, Speaking
+from bus.service import load_or_exit
+from desktop_assistant.commands.busclient import cli_bus
+
+TTS = "tts"
+"""The bus name both TTS services use."""
+
+
+def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser("say", help="speak a text through the running TTS service")
+    parser.add_argument("text")
+    parser.add_argument("--lang", help="language of the text (default: [audio] default_lang)")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.text.strip():
+        print("nothing to say", file=sys.stderr)
+        return 2
+    lang = args.lang or load_or_exit(args.config).audio.default_lang
+    try:
+        asyncio.run(_say(args.config, args.text, lang))
+    except RequestTimeout as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _say(config: str | None, text: str, lang: str) -> None:
+    async with cli_bus(config) as bus:
+        bus.subscribe(Speaking.TOPIC)  # in place before the Say goes out (see volume.py)
+        await bus.wait_connected()
+        try:
+            await bus.wait_for(Heartbeat, lambda h: h.service == TTS, timeout=2.5)
+        except RequestTimeout:
+            raise RequestTimeout(
+                "no TTS service is running: start `python -m services.tts`"
+            ) from None
+        turn = new_id()
+        say = Say(text=text, lang=lang, kind="notice", final=True, turn=turn)
+        try:
+            await bus.request(
+                say, Speaking, lambda m: m.turn == turn and not m.speaking,
+                timeout=15 + 0.2 * len(text),
+            )
+        except RequestTimeout:
+            raise RequestTimeout("the TTS service did not finish speaking in time") from None

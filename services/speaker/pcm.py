@@ -1,0 +1,37 @@
+"""Audio as PCM16 bytes: volume scaling with clipping, silence, the acknowledgement tone."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+Samples = npt.NDArray[np.float32]
+
+TONE_HZ = 880.0
+TONE_SECONDS = 0.12
+TONE_LEVEL = 0.15
+"""Soft: well below speech, so it reads as a cue and not as part of the answer."""
+
+
+def to_pcm16(samples: Samples, volume: float) -> bytes:
+    """Scale float samples in [-1, 1] by ``volume`` (0.0-2.0) and clip to PCM16."""
+    scaled = np.clip(np.asarray(samples, dtype=np.float32) * volume, -1.0, 1.0)
+    return (scaled * 32767.0).astype("<i2").tobytes()
+
+
+def silence(seconds: float, rate: int) -> bytes:
+    return bytes(2 * int(round(seconds * rate)))
+
+
+def ack_tone(rate: int) -> Samples:
+    """A short sine with a raised-cosine envelope (no click at either end), then a gap."""
+    n = int(TONE_SECONDS * rate)
+    t = np.arange(n, dtype=np.float32) / rate
+    envelope = np.sin(np.pi * np.arange(n, dtype=np.float32) / n) ** 2
+    tone = TONE_LEVEL * envelope * np.sin(2 * np.pi * TONE_HZ * t)
+    gap = np.zeros(int(0.08 * rate), dtype=np.float32)
+    return np.concatenate([tone.astype(np.float32), gap])
+
+
+def seconds_of(pcm: bytes, rate: int) -> float:
+    return len(pcm) / 2 / rate

@@ -1,0 +1,215 @@
+"""The speaker loop: Say, Control and VolumeCommand in; Speaking, Spoken, VolumeState out."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from bus.client import Bus
+from bus.message import Message
+from bus.messages import Control, Error, Say, Speaking, Spoken, VolumeCommand, VolumeState
+from desktop_assistant.config import Config
+from services.speaker.control import apply_controls
+from services.speaker.output import AudioOutput
+from services.speaker.pcm import ack_tone, seconds_of
+from services.speaker.playback import PlaybackEvent, PlaybackQueue
+from services.speaker.recording import TurnRecorder
+from services.speaker.synthesis import Job, Line, LineEnd, SynthesisWorker, Synthesizer, TurnEnd
+from services.speaker.turns import Turns
+from services.speaker.volume import Volume
+
+log = logging.getLogger(__name__)
+
+TONED_KINDS = frozenset({"answer", "announce", "error"})
+"""Kinds whose first piece in a turn is preceded by the acknowledgement tone."""
+OPEN_TURN_GRACE = 5.0
+"""Seconds of silence after which a turn whose final piece never came stops counting."""
+
+
+class Speaker:
+    def __init__(
+        self,
+        bus: Bus,
+        config: Config,
+        synthesizer: Synthesizer,
+        volume: Volume,
+        wav_out: Path | None = None,
+    ) -> None:
+        self.bus = bus
+        self.config = config
+        self.synth = synthesizer
+        self.volume = volume
+        self.playback = PlaybackQueue()
+        self.turns = Turns()
+        self.recorder = TurnRecorder(wav_out, synthesizer.sample_rate) if wav_out else None
+        self.tone = ack_tone(synthesizer.sample_rate) if config.audio.ack_tone else None
+        self._pending_jobs = 0
+        self._unfinished_segments = 0
+        self._speaking: str | None = None
+        """The turn reported by ``Speaking(True)``, until ``Speaking(False)``."""
+        self._grace: asyncio.TimerHandle | None = None
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+
+        def in_loop(func: Callable[..., object], *args: object) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: we are shutting down
+                loop.call_soon_threadsafe(func, *args)
+
+        worker = SynthesisWorker(
+            self.synth,
+            self.volume,
+            self.playback,
+            done=lambda segments: in_loop(self._job_done, segments),
+            failed=lambda line, error: in_loop(self._synthesis_failed, line, error),
+        )
+        output = AudioOutput(
+            self.playback,
+            self.synth.sample_rate,
+            self.config.audio.output,
+            on_state=lambda state, detail: in_loop(self.bus.set_state, state, detail),
+        )
+        pump = threading.Thread(
+            target=self._pump_events, args=(in_loop,), name="playback-events", daemon=True
+        )
+        self.worker = worker
+        self.bus.subscribe(Say.TOPIC, Control.TOPIC, VolumeCommand.TOPIC)
+        await self.bus.wait_connected()  # our subscriptions are in place before "ready"
+        worker.start()
+        pump.start()
+        output.start()
+        self.bus.publish(VolumeState(volume=self.volume.value))
+        try:
+            async for msg in self.bus:
+                self.handle(msg)
+        finally:
+            output.close()
+            worker.close()
+            self.playback.events.put(None)
+            if self.recorder is not None:
+                self.recorder.write_all()
+
+    def _pump_events(self, in_loop: Callable[..., None]) -> None:
+        while (event := self.playback.events.get()) is not None:
+            in_loop(self._on_playback, event)
+
+    # -- messages ----------------------------------------------------------------
+
+    def handle(self, msg: Message) -> None:
+        if isinstance(msg, Say):
+            self._say(msg)
+        elif isinstance(msg, Control):
+            self._control(msg)
+        elif isinstance(msg, VolumeCommand):
+            self._volume_command(msg)
+
+    def _control(self, msg: Control) -> None:
+        state = self.turns.get(msg.turn or msg.id)
+        changed, override = apply_controls(msg.actions, self.volume, msg.lang)
+        log.info("control %s: volume %.1f%s", msg.actions, self.volume.value,
+                 f", saying {override!r} instead" if override else "")
+        if changed:
+            self.bus.publish(VolumeState(volume=self.volume.value, turn=msg.turn))
+        if override is not None:
+            state.override, state.lang = override, msg.lang
+
+    def _volume_command(self, msg: VolumeCommand) -> None:
+        if msg.action in ("up", "down"):
+            self.volume.step(msg.action)
+        elif msg.action == "set" and msg.value is not None and math.isfinite(msg.value):
+            self.volume.set(msg.value)
+        elif msg.action != "get":
+            log.warning("ignoring a bad volume command: %s %r", msg.action, msg.value)
+        self.bus.publish(VolumeState(volume=self.volume.value, request_id=msg.request_id))
+
+    def _say(self, msg: Say) -> None:
+        turn = msg.turn or msg.id  # a Say without a turn is a turn of its own
+        state = self.turns.get(turn)
+        text, lang = msg.text, msg.lang
+        if msg.kind == "answer" and state.override is not None:
+            # The brain could not know the volume was already at its limit: its words go.
+            text = "" if state.override_said else state.override
+            lang, state.override_said = state.lang, True
+        if text.strip():
+            if self.tone is not None and not state.toned and msg.kind in TONED_KINDS:
+                state.toned = True
+                self._submit(Job(line=Line(turn, "", lang, spoken=False), samples=self.tone))
+            line = Line(turn, text, lang, msg.seq)
+            self._submit(Job(line=line, markers=(LineEnd(line),)))
+            state.open = True
+        if (msg.final or msg.turn is None) and state.open:
+            state.open = False
+            self._submit(Job(markers=(TurnEnd(turn),)))
+
+    def _submit(self, job: Job) -> None:
+        self._pending_jobs += 1
+        self.worker.put(job)
+
+    # -- events from the synthesis and audio threads -------------------------------
+
+    def _job_done(self, segments: int) -> None:
+        self._pending_jobs -= 1
+        self._unfinished_segments += segments
+        self._check_silent()
+
+    def _synthesis_failed(self, line: Line, error: str) -> None:
+        self.bus.publish(
+            Error(service=self.bus.name, code="tts-synthesis-failed", message=error, turn=line.turn)
+        )
+
+    def _on_playback(self, event: PlaybackEvent) -> None:
+        tag, pcm = event.segment.tag, event.segment.pcm
+        if event.kind == "started":
+            if self._speaking is None and isinstance(tag, Line):
+                self._speaking = tag.turn
+                self.bus.publish(Speaking(speaking=True, turn=tag.turn))
+            return
+        self._unfinished_segments -= 1
+        if isinstance(tag, Line):
+            tag.played += seconds_of(pcm, self.synth.sample_rate)
+            if self.recorder is not None:
+                self.recorder.add(tag.turn, pcm)
+        elif isinstance(tag, LineEnd) and tag.line.spoken and tag.line.played > 0:
+            line = tag.line
+            self.bus.publish(
+                Spoken(text=line.text, lang=line.lang, seq=line.seq,
+                       duration=round(line.played, 3), turn=line.turn)
+            )
+        elif isinstance(tag, TurnEnd) and self.recorder is not None:
+            self.recorder.write(tag.turn)
+        self._check_silent()
+
+    def _check_silent(self) -> None:
+        """Report ``Speaking(False)`` once nothing is queued, synthesizing or still to come."""
+        if self._speaking is None or self._pending_jobs or self._unfinished_segments:
+            return
+        if self.turns.open_turns():
+            if self._grace is None:  # the turn's next piece may still come: stay deaf a while
+                self._grace = asyncio.get_running_loop().call_later(
+                    OPEN_TURN_GRACE, self._give_up_open_turns
+                )
+            return
+        self._stop_speaking()
+
+    def _give_up_open_turns(self) -> None:
+        self._grace = None
+        if self._speaking is None or self._pending_jobs or self._unfinished_segments:
+            return
+        for turn in self.turns.open_turns():
+            log.warning("turn %s: no final piece within %g s of silence", turn, OPEN_TURN_GRACE)
+            self.turns.get(turn).open = False
+            if self.recorder is not None:
+                self.recorder.write(turn)
+        self._stop_speaking()
+
+    def _stop_speaking(self) -> None:
+        if self._grace is not None:
+            self._grace.cancel()
+            self._grace = None
+        turn, self._speaking = self._speaking, None
+        self.bus.publish(Speaking(speaking=False, turn=turn))

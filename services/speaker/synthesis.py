@@ -1,0 +1,137 @@
+"""The synthesis thread: text to clause pieces to PCM, queued for playback in order."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from services.speaker.clauses import cut_piece, limit_for, split_clauses
+from services.speaker.pcm import Samples, silence, to_pcm16
+from services.speaker.playback import PlaybackQueue, Segment
+from services.speaker.volume import Volume
+
+log = logging.getLogger(__name__)
+
+
+class Synthesizer(Protocol):
+    """What a TTS backend gives the speaker: mono float samples at ``sample_rate``."""
+
+    sample_rate: int
+
+    def synthesize(self, text: str, lang: str) -> Samples:
+        """Speak ``text`` (one clause) in the turn's language ``lang`` (``en``, ``it``...)."""
+        ...
+
+
+@dataclass
+class Line:
+    """One piece of a turn to play: a Say, an override phrase, or the tone (not ``spoken``)."""
+
+    turn: str
+    text: str
+    lang: str
+    seq: int = 0
+    spoken: bool = True
+    """Report it with ``Spoken`` once played."""
+    played: float = 0.0
+    """Seconds played so far (updated from playback events)."""
+
+
+@dataclass(frozen=True)
+class LineEnd:
+    line: Line
+
+
+@dataclass(frozen=True)
+class TurnEnd:
+    turn: str
+
+
+@dataclass(frozen=True)
+class Job:
+    """Queue ``samples`` as they are, or synthesize ``line.text``; then the ``markers``."""
+
+    line: Line | None = None
+    samples: Samples | None = None
+    markers: tuple[object, ...] = ()
+
+
+class SynthesisWorker:
+    """Runs jobs one at a time off the bus loop; ``done(segments queued)`` follows each job.
+
+    ``failed(line, error)`` reports a piece that could not be synthesized; the
+    rest of the line is still spoken.
+    """
+
+    def __init__(
+        self,
+        synthesizer: Synthesizer,
+        volume: Volume,
+        playback: PlaybackQueue,
+        done: Callable[[int], None],
+        failed: Callable[[Line, str], None],
+    ) -> None:
+        self._synth = synthesizer
+        self._volume = volume
+        self._playback = playback
+        self._done = done
+        self._failed = failed
+        self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="synthesis", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def put(self, job: Job) -> None:
+        self._jobs.put(job)
+
+    def close(self) -> None:
+        self._jobs.put(None)
+        self._thread.join(2)  # a daemon: a long synthesis must not hold up the shutdown
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            queued: list[Segment] = []
+            try:
+                self._do(job, queued)
+            finally:
+                self._done(len(queued))
+
+    def _do(self, job: Job, queued: list[Segment]) -> None:
+        def put(segment: Segment) -> None:
+            queued.append(segment)
+            self._playback.put(segment)
+
+        rate = self._synth.sample_rate
+        if job.samples is not None and job.line is not None:
+            put(Segment(to_pcm16(job.samples, self._volume.value), job.line))
+        elif job.line is not None:
+            pieces = deque(split_clauses(job.line.text))
+            while pieces:
+                # Each piece is short enough to be ready before what is queued has played:
+                # the first of a reply is short, the next grow as audio piles up.
+                piece, rest = cut_piece(
+                    pieces.popleft(), limit_for(self._playback.queued_seconds(rate))
+                )
+                if rest is not None:
+                    pieces.appendleft(rest)
+                started = time.perf_counter()
+                try:
+                    samples = self._synth.synthesize(piece.text, job.line.lang)
+                except Exception as exc:  # bad text or a backend failure: skip this piece
+                    log.error("could not synthesize %r: %s", piece.text, exc)
+                    self._failed(job.line, f"{piece.text!r}: {exc}")
+                    continue
+                log.debug("synthesized %r in %.3f s: %.2f s of audio", piece.text,
+                          time.perf_counter() - started, len(samples) / rate)
+                # The volume is read per piece: a control applied meanwhile is heard at once.
+                pcm = to_pcm16(samples, self._volume.value) + silence(piece.pause, rate)
+                put(Segment(pcm, job.line))
+        for marker in job.markers:
+            put(Segment(b"", marker))

@@ -1,0 +1,36 @@
+"""What the speaker remembers per turn: its override, whether its tone played, its end."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+KEEP = 64
+"""Recent turns remembered (a Control may come long before its first Say)."""
+
+
+@dataclass
+class TurnState:
+    lang: str = "en"
+    override: str | None = None
+    """Said instead of the turn's answer, when a volume step changed nothing."""
+    override_said: bool = False
+    toned: bool = False
+    open: bool = False
+    """Audio was queued and the final piece has not arrived yet."""
+
+
+class Turns:
+    def __init__(self) -> None:
+        self._turns: OrderedDict[str, TurnState] = OrderedDict()
+
+    def get(self, turn: str) -> TurnState:
+        state = self._turns.get(turn)
+        if state is None:
+            state = self._turns[turn] = TurnState()
+            while len(self._turns) > KEEP:
+                self._turns.popitem(last=False)
+        return state
+
+    def open_turns(self) -> list[str]:
+        return [turn for turn, state in self._turns.items() if state.open]

@@ -1,0 +1,1 @@
+"""``python -m services.tts``: Kokoro (kokoro-onnx) behind the shared speaker."""

@@ -1,0 +1,70 @@
+"""Resolve ``[voice.*]`` tables to style arrays: check every name, blend by weight."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from desktop_assistant.config.schema import VoiceConfig, default_voices
+from services.speaker.voices import VoiceError
+from services.tts.embedded import FALLBACK_VOICE
+
+log = logging.getLogger(__name__)
+
+Style = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Voice:
+    lang: str
+    """Kokoro's language code: ``ja`` goes through the Japanese G2P, others through espeak-ng."""
+    style: Style
+
+
+def blend(styles: Mapping[str, Style], weights: Mapping[str, float]) -> Style:
+    """The weighted sum of the style arrays."""
+    total = sum(weights.values())
+    if abs(total - 1.0) > 0.01:
+        log.warning("blend weights %s add up to %g, not 1", dict(weights), total)
+    mixed = sum(w * np.asarray(styles[name], dtype=np.float32) for name, w in weights.items())
+    return np.asarray(mixed, dtype=np.float32)
+
+
+def resolve_tables(
+    tables: Mapping[str, VoiceConfig],
+    styles: Mapping[str, Style],
+    names: Collection[str],
+    voices_file: str,
+    embedded: bool,
+) -> dict[str, Voice]:
+    """One :class:`Voice` per table, or a :class:`VoiceError` naming the voice that is missing.
+
+    With the embedded (Japanese-only) voices, a table that is still the built-in
+    default speaks with ``jf_alpha`` in its own language; a table the user
+    wrote must name voices the file has.
+    """
+    builtin = default_voices()
+    voices = {}
+    for key, table in tables.items():
+        if not table.blend:
+            raise VoiceError(f"[voice.{key}] blend is empty")
+        bad = {name: w for name, w in table.blend.items() if w < 0}
+        if bad:
+            raise VoiceError(f"[voice.{key}] blend has negative weights: {bad}")
+        weights: Mapping[str, float] = table.blend
+        missing = [name for name in table.blend if name not in names]
+        if missing and embedded and builtin.get(key) == table:
+            log.info("[voice.%s] built-in voices %s are not in the embedded voices: using %s",
+                     key, missing, FALLBACK_VOICE)
+            weights = {FALLBACK_VOICE: 1.0}
+        elif missing:
+            raise VoiceError(
+                f"[voice.{key}] names voice {missing[0]!r}, which {voices_file} does not have "
+                f"(it has: {', '.join(sorted(names))})"
+            )
+        voices[key] = Voice(table.lang, blend(styles, weights))
+    return voices

@@ -1,0 +1,1 @@
+"""``python -m services.tts_espeak``: espeak-ng behind the same speaker as ``services.tts``."""

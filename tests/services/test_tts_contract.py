@@ -1,0 +1,172 @@
+"""The bus contract every TTS service keeps: run against Kokoro and espeak-ng alike.
+
+That both pass this one suite is what "the TTS service can be swapped" means.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from bus.client import Bus
+from bus.message import new_id
+from bus.messages import Control, Say, Speaking, Spoken, VolumeState
+from services.speaker.control import CANNOT_GO
+from tests.helpers.soundcard import SoundCard
+from tests.helpers.speaker import RunningTTS, rms, turn, volume
+
+SERVICES = ["services.tts", "services.tts_espeak"]
+
+
+@pytest.fixture(scope="module")
+def card() -> Iterator[SoundCard]:
+    with SoundCard() as card:
+        yield card
+
+
+@pytest.fixture(scope="module", params=SERVICES)
+def tts(request: pytest.FixtureRequest, card: SoundCard) -> Iterator[RunningTTS]:
+    running = RunningTTS(request.param, card)
+    try:
+        running.start()
+        yield running
+    finally:
+        running.close()
+
+
+def kinds(messages: list) -> list[str]:
+    return [
+        f"speaking={m.speaking}" if isinstance(m, Speaking) else f"spoken:{m.seq}"
+        for m in messages
+        if isinstance(m, Speaking | Spoken)
+    ]
+
+
+def test_a_turn_is_spoken_in_order_and_reported(tts: RunningTTS) -> None:
+    says = ["Good morning.", "It is a fine day."]
+
+    async def body(bus: Bus) -> tuple[str, list]:
+        return await turn(bus, says)
+
+    turn_id, got = tts.session(body)
+    # One speaking period for the whole turn: the mic is not let back in between pieces.
+    assert kinds(got) == ["speaking=True", "spoken:0", "spoken:1", "speaking=False"]
+    spoken = [m for m in got if isinstance(m, Spoken)]
+    assert [m.text for m in spoken] == says
+    assert all(m.duration > 0.3 for m in spoken)
+    samples, rate = tts.wav(turn_id)
+    played = len(samples) / rate
+    assert sum(m.duration for m in spoken) < played < sum(m.duration for m in spoken) + 0.5
+
+
+def test_volume_commands_answer_and_move_the_volume(tts: RunningTTS) -> None:
+    async def body(bus: Bus) -> list[float]:
+        return [
+            await volume(bus, "set", 1.0),
+            await volume(bus, "up"),
+            await volume(bus, "down"),
+            await volume(bus, "down"),
+            await volume(bus, "get"),
+            await volume(bus, "set", 0.3),
+            await volume(bus, "set", 7.0),
+            await volume(bus, "bogus"),
+            await volume(bus, "set", float("nan")),
+            await volume(bus, "set"),
+        ]
+
+    assert tts.session(body) == [1.0, 1.1, 1.0, 0.9, 0.9, 0.3, 2.0, 2.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize(
+    ("start", "direction", "lang"),
+    [(2.0, "up", "ja"), (2.0, "up", "en"), (2.0, "up", "it"),
+     (0.0, "down", "ja"), (0.0, "down", "en"), (0.0, "down", "it")],
+)
+def test_a_step_past_the_limit_says_so_instead_of_the_reply(
+    tts: RunningTTS, start: float, direction: str, lang: str
+) -> None:
+    async def body(bus: Bus) -> tuple[float, list]:
+        await volume(bus, "set", start)
+        _, got = await turn(
+            bus, ["Done, I changed the volume.", ""], lang=lang,
+            actions=[{"type": "adjust_volume", "direction": direction}],
+        )
+        return await volume(bus, "get"), got
+
+    after, got = tts.session(body)
+    assert after == start
+    assert [m.text for m in got if isinstance(m, Spoken)] == [CANNOT_GO[lang][direction]]
+    assert CANNOT_GO["ja"] == {"up": "これ以上大きくできません", "down": "これ以上小さくできません"}
+
+
+def test_controls_apply_before_the_reply_is_played(tts: RunningTTS) -> None:
+    text = ["Testing the volume of this voice."]
+
+    async def body(bus: Bus) -> tuple[str, str, list]:
+        await volume(bus, "set", 1.0)
+        loud, _ = await turn(bus, text)
+        down = {"type": "adjust_volume", "direction": "down"}
+        quiet, got = await turn(bus, text, actions=[down] * 5)
+        return loud, quiet, got
+
+    loud, quiet, got = tts.session(body)
+    states = [m for m in got if isinstance(m, VolumeState)]
+    assert [s.volume for s in states] == [0.5]
+    assert got.index(states[0]) < next(i for i, m in enumerate(got) if isinstance(m, Speaking))
+    ratio = rms(tts.wav(quiet)[0]) / rms(tts.wav(loud)[0])
+    assert ratio == pytest.approx(0.5, abs=0.05)
+
+
+def test_unknown_controls_and_bad_directions_are_ignored(tts: RunningTTS) -> None:
+    actions = [
+        {"type": "mute"},
+        {"type": "adjust_volume", "direction": "sideways"},
+        {"type": "adjust_volume"},
+    ]
+
+    async def body(bus: Bus) -> tuple[list, float]:
+        await volume(bus, "set", 1.0)
+        _, got = await turn(bus, ["All right."], actions=actions)
+        return got, await volume(bus, "get")
+
+    got, after = tts.session(body)
+    assert after == 1.0
+    assert [m.text for m in got if isinstance(m, Spoken)] == ["All right."]
+    assert "ignoring an unknown control action: {'type': 'mute'}" in tts.output()
+    assert "bad direction" in tts.output()
+
+
+def test_an_empty_reply_with_a_control_is_a_silent_success(tts: RunningTTS) -> None:
+    silent = new_id()
+
+    async def body(bus: Bus) -> tuple[list, list]:
+        await volume(bus, "set", 1.0)
+        bus.publish(Control(actions=[{"type": "adjust_volume", "direction": "up"}], turn=silent))
+        bus.publish(Say(text="", final=True, turn=silent))
+        others: list = []
+        _, got = await turn(bus, ["Next question."], others=others)
+        return others, got
+
+    others, got = tts.session(body)
+    # The speaker handles messages in order, so all of the silent turn came before.
+    assert [(type(m), m.turn) for m in others] == [(VolumeState, silent)]
+    assert others[0].volume == 1.1
+    assert [m.text for m in got if isinstance(m, Spoken)] == ["Next question."]
+    assert not (tts.wav_dir / f"{silent}.wav").exists()
+    state = json.loads((tts.state_dir / "desktop-assistant" / "volume.json").read_text())
+    assert state == {"volume": 1.1}
+
+
+def test_the_volume_survives_a_restart(tts: RunningTTS) -> None:
+    async def set_it(bus: Bus) -> float:
+        return await volume(bus, "set", 0.7)
+
+    async def get_it(bus: Bus) -> float:
+        return await volume(bus, "get")
+
+    assert tts.session(set_it) == 0.7
+    tts.stop()
+    tts.start()
+    assert tts.session(get_it) == 0.7
