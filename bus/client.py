@@ -200,6 +200,7 @@ class Bus:
         finally:
             self._remove_waiter(waiter)
             self._sub.setsockopt(zmq.UNSUBSCRIBE, topic)
+            loop.call_soon(self._drain)  # the option call may have swallowed the FD's edge
 
     # -- heartbeat ---------------------------------------------------------------
 
@@ -246,10 +247,15 @@ class Bus:
         self._loop.call_soon(self._drain)
 
     def _drain(self) -> None:
+        sub = self._sub
         for _ in range(DRAIN_BATCH):
-            if self._sub.closed or not int(self._sub.get(zmq.EVENTS)) & zmq.POLLIN:  # type: ignore[arg-type]
+            if sub.closed:
                 return
-            self._receive(self._sub.recv_multipart(flags=zmq.NOBLOCK))
+            try:
+                frames = sub.recv_multipart(flags=zmq.NOBLOCK)
+            except zmq.Again:
+                return  # drained: the edge-triggered FD will fire for the next one
+            self._receive(frames)
         if self._loop is not None:
             self._loop.call_soon(self._drain)  # more may be waiting: continue after others
 
