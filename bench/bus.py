@@ -13,7 +13,8 @@ Sender and receiver are separate processes. Every message carries its send
 time (``time.time_ns``, one clock on one machine): stamp 1 = warm-up, sent
 until the receiver has one; then ``count`` stamped messages paced 1 ms
 apart (latency, queues empty); then a burst with stamp 0 (throughput,
-first to last message received).
+first to last message received; PUB drops past its high-water mark, so
+losses are counted, not waited for); then stamp 2 until the receiver has it.
 
     python -m bench.bus [--count 2000] [--burst 20000] [--json]
 """
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 PAYLOADS = {"control 200 B": 200, "audio 1 KB": 1024, "utterance 160 KB": 160_000}
-WARMUP, BURST = 1, 0
+WARMUP, BURST, DONE = 1, 0, 2
 
 Send = Callable[[int, bytes], None]
 Recv = Callable[[], int]
@@ -144,28 +145,32 @@ class Tally:
         self.first = self.last = 0.0
         self.burst = 0
 
-    def add(self, stamp: int) -> None:
+    def add(self, stamp: int) -> bool:
+        """Count one message; False once the sender says the burst is over."""
         now = time.time_ns()
+        if stamp == DONE:
+            return False
         if stamp == BURST:
             self.last = time.perf_counter()
             self.first = self.first or self.last
             self.burst += 1
         elif stamp != WARMUP:
             self.lat.append(now - stamp)
+        return True
 
     def result(self) -> tuple[list[int], int, float]:
         return self.lat, self.burst, self.last - self.first
 
 
-def receiver(kind: str, where: dict[str, Any], count: int, burst: int, seen: Any, out: Any) -> None:
+def receiver(kind: str, where: dict[str, Any], seen: Any, out: Any) -> None:
     _, recv = make_pair(kind, where, "rx")
     tally = Tally()
     if kind != "project":
         while recv() != WARMUP:
             pass
         seen.set()
-        while tally.burst < burst:
-            tally.add(recv())
+        while tally.add(recv()):
+            pass
         out.put(tally.result())
         return
 
@@ -173,8 +178,8 @@ def receiver(kind: str, where: dict[str, Any], count: int, burst: int, seen: Any
         while await recv() != WARMUP:
             pass
         seen.set()
-        while tally.burst < burst:
-            tally.add(await recv())
+        while tally.add(await recv()):
+            pass
 
     import asyncio
 
@@ -182,7 +187,9 @@ def receiver(kind: str, where: dict[str, Any], count: int, burst: int, seen: Any
     out.put(tally.result())
 
 
-def sender(kind: str, where: dict[str, Any], size: int, count: int, burst: int, seen: Any) -> None:
+def sender(
+    kind: str, where: dict[str, Any], size: int, count: int, burst: int, seen: Any, done: Any
+) -> None:
     send, _ = make_pair(kind, where, "tx")
     payload = bytes(size)
     while not seen.is_set():
@@ -195,19 +202,21 @@ def sender(kind: str, where: dict[str, Any], size: int, count: int, burst: int, 
         send(BURST, payload)
         if i % 500 == 499:
             time.sleep(0.001)  # let the sender's I/O thread drain: PUB drops past its HWM
-    time.sleep(2)
+    while not done.wait(0.2):  # the end marker, until the receiver has it
+        send(DONE, payload)
 
 
 def measure(
     kind: str, where: dict[str, Any], size: int, count: int, burst: int
 ) -> dict[str, float]:
     ctx = mp.get_context("spawn")
-    seen, out = ctx.Event(), ctx.Queue()
-    rx = ctx.Process(target=receiver, args=(kind, where, count, burst, seen, out))
-    tx = ctx.Process(target=sender, args=(kind, where, size, count, burst, seen))
+    seen, done, out = ctx.Event(), ctx.Event(), ctx.Queue()
+    rx = ctx.Process(target=receiver, args=(kind, where, seen, out))
+    tx = ctx.Process(target=sender, args=(kind, where, size, count, burst, seen, done))
     rx.start()
     tx.start()
     lat, got, seconds = out.get(timeout=300)
+    done.set()
     tx.join(30)
     rx.join(30)
     lat.sort()
@@ -215,6 +224,7 @@ def measure(
         "p50_us": round(lat[len(lat) // 2] / 1000, 1),
         "p99_us": round(lat[int(len(lat) * 0.99)] / 1000, 1),
         "msg_per_s": round(got / seconds) if seconds else 0,
+        "lost": burst - got,
     }
 
 
@@ -312,7 +322,8 @@ def main() -> None:
             if not args.json:
                 print(
                     f"{label:17} {kind:9} {transport:3}  p50 {row['p50_us']:8.1f} µs  "
-                    f"p99 {row['p99_us']:8.1f} µs  {row['msg_per_s']:>8} msg/s",
+                    f"p99 {row['p99_us']:8.1f} µs  {row['msg_per_s']:>8} msg/s  "
+                    f"lost {row['lost']}",
                     flush=True,
                 )
     if args.json:

@@ -189,6 +189,7 @@ class Bus:
         topic = f"{Probe.TOPIC}.{nonce}".encode()
         self._sub.setsockopt(zmq.SUBSCRIBE, topic)
         waiter = self._add_waiter(Probe, lambda p: p.nonce == nonce, subscribe=False)
+        self._kick()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         try:
@@ -200,7 +201,7 @@ class Bus:
         finally:
             self._remove_waiter(waiter)
             self._sub.setsockopt(zmq.UNSUBSCRIBE, topic)
-            loop.call_soon(self._drain)  # the option call may have swallowed the FD's edge
+            self._kick()
 
     # -- heartbeat ---------------------------------------------------------------
 
@@ -233,18 +234,23 @@ class Bus:
 
     def _listen(self, prefix: str) -> None:
         """Subscribe the socket (for the inbox or for a waiter)."""
+        self._attach()
         if prefix not in self._prefixes:
             self._prefixes.add(prefix)
             self._sub.setsockopt(zmq.SUBSCRIBE, prefix.encode())
-        self._attach()
+            self._kick()
 
     def _attach(self) -> None:
         """Watch the SUB socket from the running loop (once)."""
         if self._loop is None:
             self._loop = asyncio.get_running_loop()
             self._loop.add_reader(self._fd, self._drain)
-        # The FD is edge-triggered: socket operations can swallow the edge.
-        self._loop.call_soon(self._drain)
+            self._kick()
+
+    def _kick(self) -> None:
+        """Drain soon: the FD is edge-triggered, and socket calls can swallow the edge."""
+        if self._loop is not None:
+            self._loop.call_soon(self._drain)
 
     def _drain(self) -> None:
         sub = self._sub
