@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     log.info("broker: stopping")
     beat.stop()
     broker.stop()
+    log.info("broker: stopped")
     return 0
 
 

@@ -14,6 +14,8 @@ from bus.client import Bus
 from bus.message import Message
 from bus.registry import DecodeError
 from bus.service import add_common_arguments, connect, endpoints_of, load_or_exit
+from bus.trace import TOPICS as TRACE_TOPICS
+from bus.trace import trace_turns
 
 ENVELOPE = ("v", "id", "ts", "src", "turn", "site")
 
@@ -27,7 +29,8 @@ def summarize_bytes(data: bytes, rate: int | None) -> str:
 def format_line(msg: Message) -> str:
     """``HH:MM:SS.mmm topic src [turn] key=value ...`` with bytes summarised."""
     clock = time.strftime("%H:%M:%S", time.localtime(msg.ts)) + f".{int(msg.ts * 1000) % 1000:03d}"
-    turn = f" [{msg.turn[:8]}]" if msg.turn else ""
+    # The end of the id: a process's ids share their first 16 characters, then count.
+    turn = f" [{msg.turn[-8:]}]" if msg.turn else ""
     rate = getattr(msg, "rate", None)
     parts = []
     for f in dataclasses.fields(msg):
@@ -90,10 +93,12 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     async def main() -> None:
         bus = Bus(endpoints_of(config), "tap", on_invalid=show_invalid)
         try:
+            # Subscribed before the probe: once it is back, nothing of a turn can be missed.
+            bus.subscribe(*(TRACE_TOPICS if args.turns else args.prefixes or [""]))
             await connect(bus, "tap")
+            what = "one line per turn" if args.turns else "every message"
+            print(f"tap: listening at {bus.endpoints.sub}: {what}", file=sys.stderr, flush=True)
             if args.turns:
-                from bus.trace import trace_turns
-
                 await trace_turns(bus, as_json, out)
             else:
                 await tap(bus, args.prefixes, as_json, out)

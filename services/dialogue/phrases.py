@@ -7,9 +7,12 @@ from urllib.parse import urlsplit
 
 APOLOGIES = {
     "llm-unavailable": {
-        "en": "Sorry, I can't reach the language model server at {where}.",
-        "it": "Scusa, non riesco a raggiungere il server del modello linguistico su {where}.",
-        "ja": "すみません、{where}の言語モデルのサーバーに接続できません。",
+        "en": "Sorry, I can't reach the language model server at {where}. "
+        "Start one there, or set llm in the config file to another address.",
+        "it": "Scusa, non riesco a raggiungere il server del modello linguistico su {where}. "
+        "Avvialo lì, oppure indica un altro indirizzo in llm nel file di configurazione.",
+        "ja": "すみません、{where}の言語モデルのサーバーに接続できません。"
+        "サーバーを起動するか、設定ファイルのllmに別のアドレスを書いてください。",
     },
     "llm-loading": {
         "en": "Sorry, the language model is still loading. Please ask again in a moment.",

@@ -8,6 +8,7 @@ import logging
 import random
 from collections import OrderedDict
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any
 
 from bus.client import Bus
@@ -29,6 +30,7 @@ from desktop_assistant.config import Config
 from services.dialogue.history import Sessions
 from services.dialogue.llm import LLMClient
 from services.dialogue.phrases import guess_lang
+from services.dialogue.reachability import Reachability
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.turn import Turn, TurnRequest, TurnResult
@@ -52,10 +54,12 @@ class DialogueService:
         config: Config,
         llm: LLMClient | None = None,
         rng: random.Random | None = None,
+        config_file: Path | None = None,
     ) -> None:
         self.bus = bus
         self.config = config
         self.llm = llm or LLMClient(config.llm, config.dialogue.model, config.dialogue.timeout)
+        self.reachability = Reachability(bus, self.llm.probe, config.llm, config_file)
         self.toolbox = Toolbox(bus, rng=rng)
         self.sessions = Sessions(config.dialogue.history)
         self.liveness = Liveness()
@@ -77,6 +81,7 @@ class DialogueService:
         gc.freeze()  # start-up objects out of the collector's way: shorter pauses mid-turn
         self.bus.set_state("ready")
         log.info("dialogue: ready, LLM at %s", self.config.llm)
+        self._spawn(self.reachability.run())
         try:
             while True:
                 msg = await self.bus.recv()
@@ -189,9 +194,9 @@ class DialogueService:
             TraceMark(stage="turn.done", detail=result.waits.summary(), turn=request.turn)
         )
         if result.error in UNREACHABLE:
-            self.bus.set_state("degraded", f"LLM: {result.error} at {self.config.llm}")
+            self.reachability.report(result.error)
         elif result.error is None or result.error.startswith("llm"):
-            self.bus.set_state("ready")
+            self.reachability.report("ok")  # the server answered
 
     async def _clear(self, msg: ClearHistory) -> None:
         async with self.sessions.lock(msg.session):

@@ -41,30 +41,37 @@ def resolve_tables(
     voices_file: str,
     embedded: bool,
 ) -> dict[str, Voice]:
-    """One :class:`Voice` per table, or a :class:`VoiceError` naming the voice that is missing.
+    """One :class:`Voice` per table, or a :class:`VoiceError` naming the voice that is missing."""
+    voices = {}
+    for key, table in tables.items():
+        weights = table_weights(key, table, names, voices_file, embedded)
+        voices[key] = Voice(table.lang, blend(styles, weights))
+    return voices
+
+
+def table_weights(
+    key: str, table: VoiceConfig, names: Collection[str], voices_file: str, embedded: bool
+) -> Mapping[str, float]:
+    """The voices a ``[voice.<key>]`` table speaks with and their weights.
 
     With the embedded (Japanese-only) voices, a table that is still the built-in
     default speaks with ``jf_alpha`` in its own language; a table the user
-    wrote must name voices the file has.
+    wrote must name voices the file has. ``desktop-assistant doctor`` calls
+    this too, so it reports exactly what the service would do.
     """
-    builtin = default_voices()
-    voices = {}
-    for key, table in tables.items():
-        if not table.blend:
-            raise VoiceError(f"[voice.{key}] blend is empty")
-        bad = {name: w for name, w in table.blend.items() if w < 0}
-        if bad:
-            raise VoiceError(f"[voice.{key}] blend has negative weights: {bad}")
-        weights: Mapping[str, float] = table.blend
-        missing = [name for name in table.blend if name not in names]
-        if missing and embedded and builtin.get(key) == table:
-            log.info("[voice.%s] built-in voices %s are not in the embedded voices: using %s",
-                     key, missing, FALLBACK_VOICE)
-            weights = {FALLBACK_VOICE: 1.0}
-        elif missing:
-            raise VoiceError(
-                f"[voice.{key}] names voice {missing[0]!r}, which {voices_file} does not have "
-                f"(it has: {', '.join(sorted(names))})"
-            )
-        voices[key] = Voice(table.lang, blend(styles, weights))
-    return voices
+    if not table.blend:
+        raise VoiceError(f"[voice.{key}] blend is empty")
+    bad = {name: w for name, w in table.blend.items() if w < 0}
+    if bad:
+        raise VoiceError(f"[voice.{key}] blend has negative weights: {bad}")
+    missing = [name for name in table.blend if name not in names]
+    if not missing:
+        return table.blend
+    if embedded and default_voices().get(key) == table:
+        log.info("[voice.%s] built-in voices %s are not in the embedded voices: using %s",
+                 key, missing, FALLBACK_VOICE)
+        return {FALLBACK_VOICE: 1.0}
+    raise VoiceError(
+        f"[voice.{key}] names voice {missing[0]!r}, which {voices_file} does not have "
+        f"(it has: {', '.join(sorted(names))})"
+    )

@@ -72,7 +72,7 @@ def test_tap_prints_lines(broker: Process, config_folder: ConfigFolder) -> None:
         tap.terminate()
         tap.wait(5)
     text = "".join(lines)
-    assert "tts.say feeder [turn-000] text='ready?'" in text
+    assert "tts.say feeder [urn-0001] text='ready?'" in text
     utterance = next(line for line in lines if "audio.utterance" in line)
     assert "pcm=<32000 bytes, 1.00 s>" in utterance and "rate=16000" in utterance
     assert "INVALID tts.say (not msgpack" in text

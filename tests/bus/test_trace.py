@@ -8,6 +8,7 @@ from bus.messages import (
     Say,
     Speaking,
     SpeechEnded,
+    SpeechStarted,
     ToolCall,
     ToolResult,
     TraceMark,
@@ -44,7 +45,10 @@ def test_voice_turn_completes_when_audio_stops_after_the_reply() -> None:
         "audio_done": 2.0,
     }
     assert done.tools == [{"name": "now", "start": 0.7, "duration": 0.05, "ok": True}]
-    assert "first_audio 1.10s" in done.as_line() and "tool now 0.05s" in done.as_line()
+    line = done.as_line()
+    assert line.startswith("turn voiceturn1 'what time is it': transcript 0.55s · ")
+    assert "llm.first_token 0.60s · tool now 0.70s (0.05s) · first_say 0.90s" in line
+    assert "first_audio 1.10s" in line
 
 
 def test_text_turn_completes_on_reply() -> None:
@@ -56,3 +60,17 @@ def test_text_turn_completes_on_reply() -> None:
     assert done.stages == {"reply": 0.4}
     assert done.error == "llm-error"
     assert done.as_dict()["text"] == "hi"
+
+
+def test_a_voice_turn_counts_from_the_end_of_speech_even_without_a_stamped_transcript() -> None:
+    t0 = 2000.0
+    tracer = TurnTracer()
+    turn = "voiceturn2"
+    tracer.feed(SpeechStarted(turn=turn, ts=t0 - 1.5))
+    tracer.feed(SpeechEnded(turn=turn, ts=t0 + 0.5, speech_end=t0, duration=1.5))
+    tracer.feed(Transcript(turn=turn, ts=t0 + 0.6, text="hello", lang="en"))
+    (done,) = tracer.feed(
+        Reply(turn=turn, ts=t0 + 0.9, request_id=turn, session="local", conversation="")
+    )
+    assert done.stages == {"transcript": 0.6, "reply": 0.9}
+    assert done.as_line() == f"turn {turn} 'hello': transcript 0.60s · reply 0.90s"

@@ -107,7 +107,8 @@ def test_no_server_then_a_server_appears(module_broker: Endpoints) -> None:
             assert_apology(
                 record,
                 "llm-unavailable",
-                f"Sorry, I can't reach the language model server at 127.0.0.1, port {port}.",
+                f"Sorry, I can't reach the language model server at 127.0.0.1, port {port}. "
+                "Start one there, or set llm in the config file to another address.",
             )
             assert h.service.bus.state == "degraded"
             assert str(port) in h.service.bus.detail

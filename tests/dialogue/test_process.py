@@ -29,9 +29,10 @@ def test_the_service_process_waits_for_an_llm_without_restarting(
 
     async def body(client: Bus) -> None:
         client.subscribe("tts.say")
-        await client.wait_for(
-            Heartbeat, lambda h: h.service == "dialogue" and h.state == "ready", 20
+        started = await client.wait_for(
+            Heartbeat, lambda h: h.service == "dialogue" and h.state == "degraded", 20
         )
+        assert f"127.0.0.1:{port}" in started.detail  # found by the start-up check
         reply = await ask(client, "Hello?")
         assert reply.error == "llm-unavailable"
         assert f"port {port}" in reply.conversation
@@ -53,3 +54,6 @@ def test_the_service_process_waits_for_an_llm_without_restarting(
     log = service.log_path.read_text()
     assert code == 0, log
     assert "llm-unavailable" in log
+    assert f"no language model server answers at http://127.0.0.1:{port}/v1" in log
+    assert f"set `llm` in {config_folder.path / 'config.toml'}" in log
+    assert "answers now" in log  # and it said when one appeared

@@ -12,6 +12,7 @@ import asyncio
 import os
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -20,12 +21,12 @@ from pathlib import Path
 from typing import TypeVar
 
 from bus.client import Bus
-from bus.message import Message
-from bus.messages import Heartbeat
+from bus.message import Message, new_id
+from bus.messages import Ask, Heartbeat, Reply
 from desktop_assistant.systemd import read_procfile
 from tests.conftest import wait_broker
 from tests.helpers.llm_server import ScriptedLLM
-from tests.helpers.processes import ROOT, Process
+from tests.helpers.processes import ROOT, Process, python_env
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speech import CACHE
 
@@ -53,10 +54,15 @@ class Assistant:
         config: str = "",
         top: str = "",
         env: dict[str, str] | None = None,
+        llm_up: bool = True,
     ) -> None:
+        """``llm_up=False``: nothing answers at the LLM's address until :meth:`start_llm`."""
         self.root = Path(tempfile.mkdtemp(prefix="da-"))
         self.card = SoundCard() if sound else None
         self.llm = ScriptedLLM()
+        self.llm_up = llm_up
+        if not llm_up:
+            self.llm.stop()  # keeps the port number; connections to it are refused
         self.brain_port = free_port()
         self.services = services if services is not None else list(SERVICES)
         self.folder = self.root / "config"
@@ -102,14 +108,27 @@ class Assistant:
 
     # -- processes ---------------------------------------------------------------
 
-    def start(self, timeout: float = 120.0) -> Assistant:
+    def start(
+        self,
+        timeout: float = 120.0,
+        *,
+        broker: bool = True,
+        wait: bool = True,
+        order: list[str] | None = None,
+    ) -> Assistant:
+        """Start everything and wait until every service is ready. ``broker=False`` leaves
+        the broker to the test (and waits for nothing); ``order`` starts the services in
+        that order; ``wait=False`` returns once all are started."""
         if self.card:
             self.card.start()
-        self.llm.start()
-        self.start_broker()
-        for name in self.services:
+        if self.llm_up:
+            self.llm.start()
+        if broker:
+            self.start_broker()
+        for name in order or self.services:
             self.start_service(name)
-        asyncio.run(self.wait_ready(self.services, timeout))
+        if broker and wait:
+            asyncio.run(self.wait_ready(self.services, timeout))
         return self
 
     def start_broker(self) -> Process:
@@ -127,8 +146,10 @@ class Assistant:
         return Process(module, "--config", str(self.folder), *args, log_dir=self.root,
                        env=self.env())
 
-    async def wait_ready(self, names: list[str], timeout: float = 120.0) -> None:
-        """Until each named service's current process heartbeats ``ready``."""
+    async def wait_ready(
+        self, names: list[str], timeout: float = 120.0, states: tuple[str, ...] = ("ready",)
+    ) -> None:
+        """Until each named service's current process heartbeats ``ready`` (or ``states``)."""
         bus = Bus(self.endpoints, "test-ready")
         try:
             bus.subscribe(Heartbeat.TOPIC)
@@ -143,12 +164,30 @@ class Assistant:
                 if time.monotonic() > deadline:
                     raise AssertionError(f"never ready: {sorted(waiting)}\n{self.logs(waiting)}")
                 msg = await bus.recv(timeout=0.5)
-                if isinstance(msg, Heartbeat) and msg.state == "ready":
+                if isinstance(msg, Heartbeat) and msg.state in states:
                     proc = self.processes.get(msg.service)
                     if proc is not None and proc.pid == msg.pid:
                         waiting.discard(msg.service)
         finally:
             await bus.close()
+
+    def start_llm(self) -> ScriptedLLM:
+        """Bring up the scripted LLM at the address the config names (``llm_up=False``)."""
+        if not self.llm_up:
+            self.llm = ScriptedLLM(port=self.llm.port)
+            self.llm.start()
+            self.llm_up = True
+        return self.llm
+
+    def cli(self, *args: str, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
+        """``desktop-assistant ARGS --config FOLDER`` with the assistant's environment."""
+        return subprocess.run(
+            self.cli_command(*args), cwd=ROOT, env=python_env(self.env()), capture_output=True,
+            text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+        )
+
+    def cli_command(self, *args: str) -> list[str]:
+        return [sys.executable, "-m", "desktop_assistant", *args, "--config", str(self.folder)]
 
     def kill(self, name: str) -> None:
         self.processes[name].kill()
@@ -223,6 +262,13 @@ class Recorder:
             msg = await self.bus.recv(timeout=left)
             if msg is not None:
                 self.seen.append(msg)
+
+    async def ask(self, text: str, session: str = "test", timeout: float = 60.0) -> Reply:
+        """A text turn over the bus, as ``desktop-assistant ask`` sends it; its turn id is the
+        request id."""
+        request = Ask(request_id=new_id(), session=session, text=text)
+        self.bus.publish(request)
+        return await self.until(Reply, lambda r: r.request_id == request.request_id, timeout)
 
     def of(self, kind: type[M], turn: str | None = None) -> list[M]:
         return [m for m in self.seen if isinstance(m, kind) and (turn is None or m.turn == turn)]

@@ -45,6 +45,8 @@ class ScriptedLLM:
         self.responder: Callable[[dict[str, Any]], Response] | None = None
         """Called for a request when the queue is empty (and no ``default`` is set)."""
         self.default: Response | None = None
+        self.loading = False
+        """While True, every API route answers 503 as llama-server does while loading."""
         self._queue: deque[Response] = deque()
         self._gates: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
@@ -76,7 +78,9 @@ class ScriptedLLM:
         with self._lock:
             for gate in self._gates.values():
                 gate.set()
-        self._httpd.shutdown()
+        if self._thread is not None:  # shutdown() waits for serve_forever, which never ran
+            self._httpd.shutdown()
+            self._thread = None
         self._httpd.server_close()
 
     # -- scripting ---------------------------------------------------------------
@@ -92,6 +96,7 @@ class ScriptedLLM:
             self.requests.clear()
             self.responder = None
             self.default = None
+            self.loading = False
             for gate in self._gates.values():
                 gate.set()
             self._gates.clear()
@@ -139,7 +144,16 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (stdlib name)
         log.debug(format, *args)
 
+    def _loading(self) -> bool:
+        if self.llm.loading and not self.path.startswith("/_"):
+            error = {"code": 503, "message": "Loading model", "type": "unavailable_error"}
+            self._json(503, {"error": error})
+            return True
+        return False
+
     def do_GET(self) -> None:  # noqa: N802 (stdlib name)
+        if self._loading():
+            return
         if self.path == "/v1/models":
             self._json(200, {"object": "list", "data": [{"id": self.llm.model, "object": "model"}]})
         elif self.path == "/health":
@@ -155,6 +169,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except ValueError:
             self._json(400, {"error": {"code": 400, "message": "invalid JSON"}})
+            return
+        if self._loading():
             return
         if self.path == "/v1/chat/completions":
             self._respond(self.llm._next(body))

@@ -1,0 +1,40 @@
+"""The test helper that reads a time of day out of what Whisper heard."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from tests.helpers.hearing import clock_times, says_time
+
+
+@pytest.mark.parametrize(
+    ("heard", "time"),
+    [
+        ("It is Monday 30 November 2026, 1017.", (10, 17)),
+        ("It is Monday, 30 November 2026, 10:17.", (10, 17)),
+        ("It's 10.17 on Monday.", (10, 17)),
+        ("It is ten seventeen.", (10, 17)),
+        ("It is nine oh five.", (9, 5)),
+        ("It is twenty-three forty-five.", (23, 45)),
+        ("It's 0905.", (9, 5)),
+    ],
+)
+def test_clock_times_as_whisper_writes_them(heard: str, time: tuple[int, int]) -> None:
+    assert time in clock_times(heard, year=2026)
+
+
+def test_the_year_and_the_day_are_not_times() -> None:
+    assert (20, 26) not in clock_times("Monday 30 November 2026, 1017.", year=2026)
+    assert not says_time(
+        "Monday 30 November 2026, 1017.",
+        datetime(2026, 11, 30, 20, 26), datetime(2026, 11, 30, 20, 27),
+    )
+
+
+def test_says_time_allows_each_minute_between_and_12_hour_clocks() -> None:
+    asked, answered = datetime(2026, 11, 30, 13, 59, 50), datetime(2026, 11, 30, 14, 0, 3)
+    assert says_time("It is 1:59.", asked, answered)
+    assert says_time("It is 14:00.", asked, answered)
+    assert not says_time("It is 14:01.", asked, answered)

