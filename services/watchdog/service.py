@@ -51,7 +51,7 @@ TOPICS = (
     ToolResult.TOPIC,
 )
 """Everything that moves a voice turn on (never ``audio.utterance``: audio is heavy)."""
-RESAY = 3.0
+RESAY = 5.0
 """Seconds between two copies of an apology the speaker has not confirmed."""
 
 

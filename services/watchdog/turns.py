@@ -80,6 +80,8 @@ class VoiceTurn:
     """Highest ``seq`` of a piece seen."""
     audible: int | None = None
     """``seq`` of the latest piece with words."""
+    heard: bool = False
+    """The speaker has shown it has the turn (it started playing it, or played a piece)."""
     lost: Lost | None = None
 
 
@@ -111,6 +113,8 @@ class TurnBook:
                 self._quiet()
             return
         turn.last = now
+        if isinstance(msg, Spoken) or (isinstance(msg, Speaking) and msg.speaking):
+            turn.heard = True
         if turn.lost is not None:
             self._acknowledge(turn, msg)
         elif isinstance(msg, TurnDropped):
@@ -168,11 +172,12 @@ class TurnBook:
                 del self.turns[turn.turn]
 
     def _acknowledge(self, turn: VoiceTurn, msg: Message) -> None:
-        """A lost turn is over once its apology was spoken, or once a working speaker got a
-        final piece from another stage first (the speaker then ignores the apology)."""
+        """A lost turn is over once the speaker plays it after the apology went out (the
+        apology is queued behind what it plays), or once a working speaker got a final piece
+        from another stage first (the speaker then ignores the apology)."""
         lost = turn.lost
         assert lost is not None
-        spoken = isinstance(msg, Spoken) and lost.said > 0 and msg.seq >= lost.seq
+        playing = isinstance(msg, Spoken) or (isinstance(msg, Speaking) and msg.speaking)
         speaker = self.liveness.working_pid(SPEAKER)
         ended = (
             isinstance(msg, Say)
@@ -181,7 +186,7 @@ class TurnBook:
             and speaker is not None
             and speaker != lost.needs_new
         )
-        if spoken or ended:
+        if (playing and lost.said > 0) or ended:
             del self.turns[turn.turn]
 
     def saw_broker(self, silent_before: float, now: float) -> None:
@@ -210,7 +215,9 @@ class TurnBook:
         broker = turn.pids.get(BROKER)
         current = self.liveness.last(BROKER)
         if broker is not None and current is not None and current.pid != broker:
-            if turn.phase != SPEAKING:  # the speaker had every piece: playback goes on
+            # What was in flight may have reached some subscribers and not others; a turn
+            # survives only if the speaker had all of it and has shown it plays it.
+            if turn.phase != SPEAKING or not turn.heard:
                 return BROKER, f"the broker restarted while {turn.phase}"
             turn.pids[BROKER] = current.pid
         if not self._settled(now):

@@ -42,6 +42,8 @@ class ScriptedLLM:
     def __init__(self, port: int = 0, model: str = "scripted-model") -> None:
         self.model = model
         self.requests: list[dict[str, Any]] = []
+        self.streamed = 0
+        """Streamed responses written to the end (a gated one counts once released)."""
         self.responder: Callable[[dict[str, Any]], Response] | None = None
         """Called for a request when the queue is empty (and no ``default`` is set)."""
         self.default: Response | None = None
@@ -208,6 +210,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._chunk(text.encode())
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+        with self.llm._lock:
+            self.llm.streamed += 1
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")

@@ -127,18 +127,21 @@ def test_a_dropped_turn_is_not_lost_and_a_new_turn_supersedes_a_listening_one() 
     assert world.run(5) == [] and world.book.turns == {}
 
 
-def test_a_broker_restart_loses_turns_not_yet_at_the_speaker() -> None:
+def test_a_broker_restart_loses_turns_the_speaker_has_not_shown_it_plays() -> None:
     world = World()
     transcribed(world, "answering")
     transcribed(world, "speaking")
     say(world, "Ciao.", 0, final=True, turn="speaking")
+    world.send(Speaking(speaking=True, turn="speaking", src="tts"))
+    transcribed(world, "unheard")  # its final piece went out: did the speaker get it?
+    say(world, "Ciao.", 0, final=True, turn="unheard")
     world.silent = set(PIDS)  # the broker is down: nobody's beats arrive
     assert world.run(3) == []
     world.pids["broker"] += 1
     world.silent = set()
     world.book.saw_broker(world.liveness.silent_for("broker"), world.now)
     lost = world.run(BEAT)
-    assert lost == ["answering"]
+    assert lost == ["answering", "unheard"]
     assert world.book.turns["speaking"].lost is None
     assert world.book.turns["answering"].lost.stage == "broker"  # type: ignore[union-attr]
 
@@ -171,7 +174,7 @@ def test_a_stage_that_never_ran_loses_the_turn_and_so_does_a_stall() -> None:
     assert world.book.turns["t1"].lost.stage == "stall"  # type: ignore[union-attr]
 
 
-def test_a_lost_turn_ends_when_its_apology_was_spoken_or_a_live_speaker_got_a_final() -> None:
+def test_a_lost_turn_ends_when_the_speaker_plays_it_after_the_apology_went_out() -> None:
     world = World()
     transcribed(world)
     say(world, "Ciao.", 0)
@@ -179,10 +182,10 @@ def test_a_lost_turn_ends_when_its_apology_was_spoken_or_a_live_speaker_got_a_fi
     world.run(BEAT)
     lost = world.book.turns["t1"].lost
     assert lost is not None and lost.seq == 1
+    world.send(Spoken(text="Ciao.", seq=0, turn="t1", src="tts"))
+    assert "t1" in world.book.turns  # the apology is not out yet: this proves nothing
     lost.said = 1
-    world.send(Spoken(text="Ciao.", seq=0, turn="t1", src="tts"))  # the answer's own piece
-    assert "t1" in world.book.turns
-    world.send(Spoken(text="Sorry", seq=1, turn="t1", src="tts"))
+    world.send(Spoken(text="Ciao.", seq=0, turn="t1", src="tts"))  # queued before the apology
     assert world.book.turns == {}
 
     world = World()
@@ -196,4 +199,18 @@ def test_a_lost_turn_ends_when_its_apology_was_spoken_or_a_live_speaker_got_a_fi
     world.silent.clear()
     world.beat()
     say(world, "", 1, final=True)
+    assert world.book.turns == {}
+
+
+def test_an_apology_that_starts_playing_ends_a_turn_that_had_nothing_else_to_play() -> None:
+    world = World()
+    speech(world)
+    world.pids["mic"] += 1
+    world.run(BEAT)
+    lost = world.book.turns["t1"].lost
+    assert lost is not None
+    world.send(Speaking(speaking=True, turn="t1", src="tts"))
+    assert "t1" in world.book.turns  # not yet published: it cannot be this apology playing
+    lost.said = 1
+    world.send(Speaking(speaking=True, turn="t1", src="tts"))
     assert world.book.turns == {}
