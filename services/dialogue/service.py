@@ -83,7 +83,7 @@ class DialogueService:
         self.bus.publish(CatalogRequest())
         gc.freeze()  # start-up objects out of the collector's way: shorter pauses mid-turn
         self.bus.set_state("ready")
-        log.info("dialogue: ready, LLM at %s", self.config.llm)
+        log.info("dialogue: ready, LLM at %s", self.llm.shown)
         try:
             while True:
                 msg = await self.bus.recv()
@@ -199,7 +199,7 @@ class DialogueService:
             TraceMark(stage="turn.done", detail=result.waits.summary(), turn=request.turn)
         )
         if result.error in UNREACHABLE:
-            self.bus.set_state("degraded", f"LLM: {result.error} at {self.config.llm}")
+            self.bus.set_state("degraded", f"LLM: {result.error} at {self.llm.shown}")
         elif result.error is None or result.error.startswith("llm"):
             self.bus.set_state("ready")
 

@@ -18,6 +18,7 @@ The chunk builders are in :mod:`tests.helpers.llm_chunks`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import signal
@@ -75,11 +76,15 @@ class ScriptedLLM:
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop as a killed server would: kept-alive connections are closed too."""
         with self._lock:
             for gate in self._gates.values():
                 gate.set()
         self._httpd.shutdown()
         self._httpd.server_close()
+        for connection in list(self._httpd.connections):
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
     # -- scripting ---------------------------------------------------------------
 
@@ -126,6 +131,10 @@ class ScriptedLLM:
 
 
 class _Server(ThreadingHTTPServer):
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.connections: set[socket.socket] = set()
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         log.debug("connection from %s ended abruptly", client_address, exc_info=True)
 
@@ -133,6 +142,14 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: ThreadingHTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.connections.add(self.connection)  # type: ignore[attr-defined]
+
+    def finish(self) -> None:
+        self.server.connections.discard(self.connection)  # type: ignore[attr-defined]
+        super().finish()
 
     @property
     def llm(self) -> ScriptedLLM:

@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from tests.helpers.assistant import Assistant
 from tests.helpers.processes import ROOT, python_env
+from tests.helpers.tap import TapProcess, poll
 
 PERIOD = 0.5
 SLACK = 0.75
@@ -32,50 +31,6 @@ SLACK = 0.75
 def assistant() -> Iterator[Assistant]:
     with Assistant(sound=False, services=["dialogue", "tools", "brain", "watchdog"]) as a:
         yield a
-
-
-class Tap:
-    """``python -m bus.tap`` on the assistant's bus, its lines read as they come."""
-
-    def __init__(self, assistant: Assistant) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bus.tap", "--config", str(assistant.folder), "sys."],
-            cwd=ROOT, env=python_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        self.lines: queue.SimpleQueue[str] = queue.SimpleQueue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
-
-    def wait(self, words: str, timeout: float = 20.0) -> float:
-        """When a line with ``words`` came (monotonic time)."""
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                line = self.lines.get(timeout=left)
-            except queue.Empty:
-                break
-            if words in line:
-                return time.monotonic()
-        raise AssertionError(f"the tap printed no line with {words!r} within {timeout:g} s")
-
-    def close(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(5)
-
-
-def poll(check: Callable[[], bool], timeout: float = 20.0) -> float:
-    """When ``check`` first held (monotonic time), polling every 20 ms."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("the condition never held")
-        time.sleep(0.02)
-    return time.monotonic()
 
 
 def readiness(assistant: Assistant) -> httpx.Response:
@@ -93,7 +48,7 @@ def doctor(assistant: Assistant) -> dict[str, dict[str, str]]:
 
 @pytest.mark.parametrize("name", ["dialogue", "tools", "watchdog"])
 def test_a_stopped_process_is_reported_down_then_up(assistant: Assistant, name: str) -> None:
-    tap = Tap(assistant)
+    tap = TapProcess(assistant.folder, "sys.")
     proc = assistant.processes[name]
     try:
         tap.wait(f"LIVENESS {name} up")
