@@ -11,13 +11,17 @@ import time
 from typing import Any, TextIO
 
 from bus.client import Bus
+from bus.liveness import Liveness
 from bus.message import Message
+from bus.messages import Heartbeat
 from bus.registry import DecodeError
 from bus.service import add_common_arguments, connect, endpoints_of, load_or_exit
 from bus.trace import TOPICS as TRACE_TOPICS
 from bus.trace import trace_turns
 
 ENVELOPE = ("v", "id", "ts", "src", "turn", "site")
+CHECK_EVERY = 0.1
+"""Seconds between two looks for services whose heartbeats stopped."""
 
 
 def summarize_bytes(data: bytes, rate: int | None) -> str:
@@ -60,14 +64,65 @@ def format_invalid(frames: list[bytes], error: DecodeError, as_json: bool) -> st
     return f"{time.strftime('%H:%M:%S')} INVALID {error.topic} ({error.reason}; {size} bytes)"
 
 
+class LivenessLines:
+    """A line when a service comes up, restarts, or goes down (three heartbeats missed)."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+        self.liveness = Liveness()
+        self.down: set[str] = set()
+
+    def saw(self, beat: Heartbeat) -> list[str]:
+        known = self.liveness.last(beat.service)
+        restarted = self.liveness.saw(beat)
+        if known is None or beat.service in self.down:
+            self.down.discard(beat.service)
+            return [self._line("up", beat.service, beat.pid, beat.state)]
+        if restarted:
+            return [self._line("restarted", beat.service, beat.pid, f"was pid {known.pid}")]
+        return []
+
+    def check(self) -> list[str]:
+        lines = []
+        for service in self.liveness.services():
+            seen = self.liveness.last(service)
+            if service in self.down or seen is None or self.liveness.alive(service):
+                continue
+            self.down.add(service)
+            why = (
+                "stopping"
+                if seen.state == "stopping"
+                else f"no heartbeat for {self.liveness.silent_for(service):.1f} s"
+            )
+            lines.append(self._line("down", service, seen.pid, why))
+        return lines
+
+    def _line(self, event: str, service: str, pid: int, detail: str) -> str:
+        now = time.time()
+        if self.as_json:
+            record = {"liveness": event, "service": service, "pid": pid, "detail": detail}
+            return json.dumps({**record, "ts": now})
+        clock = time.strftime("%H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
+        return f"{clock} LIVENESS {service} {event} (pid {pid}, {detail})"
+
+
 async def tap(
     bus: Bus, prefixes: list[str], as_json: bool, out: TextIO, count: int | None = None
 ) -> None:
-    bus.subscribe(*(prefixes or [""]))
+    """Print every message under ``prefixes`` (``count`` of them, or forever), and a
+    liveness line whenever a service comes up, restarts or goes down."""
+    wanted = tuple(prefixes or [""])
+    bus.subscribe(*wanted, Heartbeat.TOPIC)
+    lines = LivenessLines(as_json)
     seen = 0
     while count is None or seen < count:
-        msg = await bus.recv()
-        if msg is None:
+        msg = await bus.recv(timeout=CHECK_EVERY)
+        events = lines.check()
+        if isinstance(msg, Heartbeat):
+            events += lines.saw(msg)
+        for line in events:
+            print(line, file=out, flush=True)
+        if msg is None or not msg.TOPIC.startswith(wanted):
             continue
         line = json.dumps(to_json(msg), ensure_ascii=False) if as_json else format_line(msg)
         print(line, file=out, flush=True)

@@ -16,7 +16,7 @@ from bus.messages.dialogue import (
 )
 from bus.messages.speech import Speaking, Spoken, VolumeCommand, VolumeState
 from bus.messages.stt import Transcript
-from bus.messages.system import Error, Heartbeat, Probe
+from bus.messages.system import Error, Heartbeat, Probe, TurnDropped
 from bus.messages.tools import CatalogRequest, ToolCall, ToolCatalog, ToolResult
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "ToolResult",
     "TraceMark",
     "Transcript",
+    "TurnDropped",
     "Utterance",
     "VolumeCommand",
     "VolumeState",

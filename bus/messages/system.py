@@ -43,3 +43,18 @@ class Probe(Message):
 
     TOPIC = "sys.probe"
     nonce: str
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class TurnDropped(Message):
+    """A voice turn ends here without an answer, on purpose: nothing the user said was lost.
+
+    The mic sends it when it drops a turn it announced (it went deaf or its
+    stream was reopened before the utterance ended); STT when the utterance
+    held no words. Without it, a turn that ends in silence looks lost."""
+
+    TOPIC = "sys.turn.dropped"
+    reason: str
+    """``no-speech`` (no words in the utterance), ``deaf`` (the mic went deaf or closed),
+    ``reopened`` (the audio stream was reopened)."""

@@ -10,13 +10,12 @@ import asyncio
 import json
 import sys
 
-from bus.client import RequestTimeout
+from bus.client import Bus, RequestTimeout
+from bus.liveness import AnswererLost, Liveness, request_watched
 from bus.message import new_id
 from bus.messages import Ask, Heartbeat, Reply
 from bus.service import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
-
-ALIVE_STATES = ("ready", "degraded")
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -44,36 +43,42 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
     async with cli_bus(args.config) as bus:
         bus.subscribe(Reply.TOPIC, Heartbeat.TOPIC)
         await bus.wait_connected()  # the reply's subscription is in place before we ask
+        liveness = Liveness()
+        feeder = asyncio.ensure_future(_follow_heartbeats(bus, liveness))
         request = Ask(
             request_id=new_id(), session=args.session, text=text, client_type="text", lang=args.lang
         )
         answer = asyncio.ensure_future(
-            bus.request(request, Reply, lambda r: r.request_id == request.request_id, timeout)
-        )
-        alive = asyncio.ensure_future(
-            bus.wait_for(
-                Heartbeat,
-                lambda h: h.service == "dialogue" and h.state in ALIVE_STATES,
-                timeout=3 * config.bus.heartbeat + 0.5,
+            request_watched(
+                bus, liveness, "dialogue", request, Reply,
+                lambda r: r.request_id == request.request_id, timeout,
             )
         )
+        # Asked at once (a fast answer needs no heartbeat); nobody beating in time is an error.
+        loop = asyncio.get_running_loop()
+        absent_after = loop.time() + 3 * config.bus.heartbeat + 0.5
         try:
-            await asyncio.wait({answer, alive}, return_when=asyncio.FIRST_COMPLETED)
-            if not answer.done() and alive.exception() is not None:
-                print(
-                    "ask: no dialogue service on the bus: start it (`honcho start`, or "
-                    "`python -m services.dialogue`)",
-                    file=sys.stderr,
-                )
-                return 3
+            while not answer.done():
+                await asyncio.wait({answer}, timeout=0.1)
+                nobody = liveness.working_pid("dialogue") is None
+                if not answer.done() and nobody and loop.time() > absent_after:
+                    print(
+                        "ask: no dialogue service on the bus: start it (`honcho start`, or "
+                        "`python -m services.dialogue`)",
+                        file=sys.stderr,
+                    )
+                    return 3
             reply = await answer
+        except AnswererLost as exc:
+            print(f"ask: {exc}: ask again", file=sys.stderr)
+            return 3
         except RequestTimeout:
             print(f"ask: the dialogue service did not answer within {timeout:g} s", file=sys.stderr)
             return 3
         finally:
-            for task in (answer, alive):
+            for task in (answer, feeder):
                 task.cancel()
-            await asyncio.gather(answer, alive, return_exceptions=True)
+            await asyncio.gather(answer, feeder, return_exceptions=True)
     if args.json:
         print(
             json.dumps(
@@ -86,3 +91,10 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
         print(f"ask: the turn failed: {reply.error}", file=sys.stderr)
         return 1
     return 0
+
+
+async def _follow_heartbeats(bus: Bus, liveness: Liveness) -> None:
+    while True:
+        msg = await bus.recv()
+        if isinstance(msg, Heartbeat):
+            liveness.saw(msg)

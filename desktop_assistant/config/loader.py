@@ -34,10 +34,7 @@ def load_config(folder: str | os.PathLike[str] | None = None) -> tuple[Config, P
     path = root / "config.toml"
     raw: dict[str, Any] = {}
     if path.is_file():
-        try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        raw = read_toml(path)
     elif path.exists():
         raise ConfigError(f"{path}: not a regular file")
     merged = _merge(Config().model_dump(), raw)
@@ -48,6 +45,20 @@ def load_config(folder: str | os.PathLike[str] | None = None) -> tuple[Config, P
         return Config.model_validate(merged), root
     except ValidationError as exc:
         raise ConfigError(describe_errors(exc, path)) from None
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's tables, or ConfigError naming the file and what is wrong with it."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
+    except ValueError as exc:  # tomllib lets int()'s digit limit through
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def describe_errors(exc: ValidationError, path: Path) -> str:

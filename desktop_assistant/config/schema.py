@@ -14,7 +14,11 @@ class Table(BaseModel):
     """A config table: strict types, unknown keys rejected, immutable."""
 
     model_config = ConfigDict(
-        extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        use_attribute_docstrings=True,
+        allow_inf_nan=False,  # TOML's inf and nan are never a usable setting
     )
 
 
@@ -163,6 +167,20 @@ class BrainConfig(Table):
     """Bearer token required when ``host`` is not loopback (and checked whenever set)."""
     timeout: float = Field(120.0, gt=0)
     """Seconds ``/ask`` waits for the dialogue service's reply before answering 504."""
+    max_pending: int = Field(32, ge=1)
+    """Questions answered at once; more are refused with 429 (and ``Retry-After``)."""
+
+
+class WatchdogConfig(Table):
+    """The turn watchdog (``services.watchdog``): voice turns never end in silence."""
+
+    stall: float = Field(120.0, gt=0)
+    """Seconds a voice turn may go without any message before it counts as lost: a last
+    resort behind every stage's own deadlines, so keep it above ``[dialogue] timeout``
+    and the longest tool timeout."""
+    speaker_wait: float = Field(60.0, gt=0)
+    """Seconds to wait for a speaker (a restarted one, when it was the speaker that died)
+    to speak the apology of a lost turn."""
 
 
 def default_voices() -> dict[str, VoiceConfig]:
@@ -195,5 +213,6 @@ class Config(Table):
     dialogue: DialogueConfig = DialogueConfig()
     tools: ToolsConfig = ToolsConfig()
     brain: BrainConfig = BrainConfig()
+    watchdog: WatchdogConfig = WatchdogConfig()
     env: dict[str, str] = Field(default_factory=dict)
     """Added to every tool's environment (personal values, key file paths)."""

@@ -11,13 +11,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 
-from desktop_assistant.config.loader import ConfigError, describe_errors, load_config
+from desktop_assistant.config.loader import ConfigError, describe_errors, load_config, read_toml
 from desktop_assistant.config.schema import Table
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -115,12 +114,7 @@ def parse_tool(path: Path) -> Tool:
             f"{path}: the file name {name!r} is not a valid tool name "
             "(letters, digits, '_' and '-', at most 64)"
         )
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    raw = read_toml(path)
     try:
         spec = ToolSpec.model_validate(raw)
     except ValidationError as exc:

@@ -14,6 +14,7 @@ from bus.messages import Heartbeat
 from bus.service import endpoints_of
 from desktop_assistant.config import Config
 from desktop_assistant.doctor.result import Check
+from desktop_assistant.secrets import safe_url
 from desktop_assistant.systemd import read_procfile
 
 PROCFILE = Path(__file__).resolve().parents[2] / "Procfile"
@@ -118,6 +119,7 @@ def heartbeat_checks(beats: dict[str, Heartbeat], now: float) -> list[Check]:
 
 async def check_llm(config: Config) -> list[Check]:
     base = config.llm.rstrip("/")
+    shown = safe_url(base)
     async with httpx.AsyncClient(timeout=httpx.Timeout(3.0)) as client:
         try:
             response = await client.get(f"{base}/models")
@@ -126,7 +128,7 @@ async def check_llm(config: Config) -> list[Check]:
                 Check(
                     "llm",
                     False,
-                    f"{base} unreachable ({type(exc).__name__})",
+                    f"{shown} unreachable ({type(exc).__name__})",
                     "start llama-server/Ollama/vLLM there, or set `llm` in config.toml",
                 )
             ]
@@ -135,7 +137,7 @@ async def check_llm(config: Config) -> list[Check]:
             Check(
                 "llm",
                 False,
-                f"{base}/models answered {response.status_code}",
+                f"{shown}/models answered {response.status_code}",
                 "check the server's log; llama-server answers 503 while loading",
             )
         ]
@@ -153,7 +155,7 @@ async def check_llm(config: Config) -> list[Check]:
                 "set [dialogue] model to one of those",
             )
         ]
-    return [Check("llm", True, f"{base}: {', '.join(models) or 'up'}")]
+    return [Check("llm", True, f"{shown}: {', '.join(models) or 'up'}")]
 
 
 def run_remote(config: Config, listen: float) -> list[Check]:

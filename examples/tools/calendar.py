@@ -5,8 +5,9 @@ START is an ISO date (empty: today), DAYS a count (empty: 1). Prints one line
 per event that overlaps those days, sorted: ``YYYY-MM-DD HH:MM summary`` or
 ``YYYY-MM-DD all day summary``, in local time; ``no events`` when there are
 none. The folder is ``$CALENDAR_DIR`` (default ``~/.local/share/calendars``),
-every ``*.ics`` below it. Files or events that cannot be read are reported on
-stderr and skipped. ``calendar.py --test`` checks itself on a generated vdir.
+every ``*.ics`` below it. Files or events that cannot be read, or that take
+too long to expand (an endless rule), are reported on stderr and skipped.
+``calendar.py --test`` checks itself on a generated vdir.
 """
 
 import os
@@ -18,8 +19,11 @@ import sys
 _HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != _HERE]
 
-import re  # noqa: E402  (after the sys.path fix above)
+import contextlib  # noqa: E402  (after the sys.path fix above)
+import re  # noqa: E402
+import signal  # noqa: E402
 import tempfile  # noqa: E402
+import time as clock  # noqa: E402
 from datetime import date, datetime, time, timedelta  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -29,6 +33,30 @@ from dateutil.rrule import rruleset, rrulestr  # noqa: E402
 MAX_DAYS = 366
 MAX_OCCURRENCES = 200_000
 """Occurrences walked per event before giving up (a SECONDLY rule from 1970...)."""
+MAX_SHOWN = 50
+"""Occurrences of one event listed (a rule every minute would flood the answer)."""
+MAX_FILE_BYTES = 4 * 1024 * 1024
+EVENT_SECONDS = 1.0
+"""Time one event may take to expand: dateutil can search forever for a rule no date fits."""
+TOTAL_SECONDS = 6.0
+"""Time for the whole listing (the tool's own timeout is 10 s): later files are skipped."""
+
+
+@contextlib.contextmanager
+def budget(seconds):
+    """Raise TimeoutError inside the block after ``seconds`` (pure Python stops there)."""
+
+    def expired(signum, frame):
+        raise TimeoutError(f"took more than {seconds:g} s to expand")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
 PARAM = r';[A-Za-z0-9-]+=(?:"[^"]*"|[^";:])*'
 LINE = re.compile(rf"^([A-Za-z0-9_-]+)((?:{PARAM})*):(.*)$")
 PARAMS = re.compile(r';([A-Za-z0-9-]+)=((?:"[^"]*"|[^";:])*)')
@@ -151,6 +179,8 @@ def text_value(value):
 def occurrences(props, start, replaced, lo, hi):
     """Starts of the event's occurrences in [lo, hi) (of start's kind), dateutil recurrence."""
     rules = [fixed_until(value, start) for _, value in props.get("RRULE", [])]
+    if any(re.search(r"INTERVAL=0*(;|$)", rule, re.IGNORECASE) for rule in rules):
+        raise ValueError("RRULE INTERVAL must be at least 1")
     rset = rrulestr("\n".join(rules), dtstart=start, forceset=True) if rules else rruleset()
     rset.rdate(start)  # RFC 5545: DTSTART is always the first occurrence
     for extra in moments(props.get("RDATE", [])):
@@ -158,8 +188,10 @@ def occurrences(props, start, replaced, lo, hi):
     for gone in moments(props.get("EXDATE", [])) + replaced:
         rset.exdate(like(gone, start))
     for count, when in enumerate(rset):
-        if when >= hi or count > MAX_OCCURRENCES:
+        if when >= hi:
             return
+        if count > MAX_OCCURRENCES:
+            raise ValueError(f"more than {MAX_OCCURRENCES} occurrences before the days asked")
         if when >= lo:
             yield when
 
@@ -167,10 +199,17 @@ def occurrences(props, start, replaced, lo, hi):
 def listing(folder, first, days):
     """Sorted (day, all_day, time, summary) of every event overlapping the days."""
     rows = []
+    deadline = clock.monotonic() + TOTAL_SECONDS
     for path in sorted(folder.rglob("*.ics")):
+        if clock.monotonic() > deadline:
+            warn(f"stopped after {TOTAL_SECONDS:g} s: {path} and the files after it not read")
+            break
         try:
-            events = vevents(path.read_text(encoding="utf-8", errors="replace"))
-        except (OSError, ValueError) as exc:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise ValueError(f"larger than {MAX_FILE_BYTES} bytes")
+            with budget(EVENT_SECONDS):
+                events = vevents(path.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, ValueError) as exc:  # TimeoutError is an OSError
             warn(f"skipped {path}: {exc}")
             continue
         rows += file_rows(path, events, first, days)
@@ -187,8 +226,9 @@ def file_rows(path, events, first, days):
     for props in events:
         uid = props.get("UID", [({}, "")])[0][1]
         try:
-            rows += event_rows(props, overrides.get(uid, []), first, days)
-        except (ValueError, OverflowError, KeyError) as exc:
+            with budget(EVENT_SECONDS):
+                rows += event_rows(props, overrides.get(uid, []), first, days)
+        except (ValueError, OverflowError, KeyError, TimeoutError) as exc:
             warn(f"skipped event {uid or '(no UID)'} in {path}: {exc}")
     return rows
 
@@ -208,6 +248,9 @@ def event_rows(props, replaced, first, days):
     lo, hi = (local(lo_day), local(hi_day)) if start.tzinfo is not None else (lo_day, hi_day)
     rows = []
     for when in occurrences(props, start, replaced, lo - span - timedelta(days=1), hi):
+        if len(rows) == MAX_SHOWN:
+            warn(f"{summary}: only the first {MAX_SHOWN} occurrences are listed")
+            break
         if all_day:
             if when < hi_day and when + span > lo_day:
                 rows.append((when.date(), 0, "", summary))

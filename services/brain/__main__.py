@@ -20,7 +20,7 @@ log = logging.getLogger("services.brain")
 
 def make_main(sock: socket.socket) -> ServiceMain:
     async def main(bus: Bus, config: Config, args: argparse.Namespace) -> None:
-        bridge = BrainBridge(bus, config.brain.timeout)
+        bridge = BrainBridge(bus, config.brain.timeout, config.brain.max_pending)
         await bridge.start()
         watcher = asyncio.ensure_future(bridge.watch())
         bus.set_state("ready")

@@ -6,6 +6,7 @@ other refusal) into a 4xx with a JSON ``{"error": ...}`` that says what is wrong
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 from typing import Any, Literal
@@ -16,12 +17,13 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException
 
-from services.brain.bridge import BrainBridge, Conflict, NoAnswer, Unavailable
+from services.brain.bridge import BrainBridge, Busy, Conflict, NoAnswer, Unavailable
 from services.brain.limits import RequestGuard
 
 log = logging.getLogger(__name__)
 
 MAX_BODY = 64 * 1024
+UNPARSABLE = "There was an error parsing the body"
 
 
 class AskBody(BaseModel):
@@ -83,7 +85,7 @@ def create_app(bridge: BrainBridge, token: str = "") -> FastAPI:
             )
 
     refusals: dict[int | str, dict[str, Any]] = {
-        code: {"model": Problem} for code in (400, 401, 409, 413, 415, 422, 503, 504)
+        code: {"model": Problem} for code in (400, 401, 409, 413, 415, 422, 429, 503, 504)
     }
 
     @app.post(
@@ -96,6 +98,8 @@ def create_app(bridge: BrainBridge, token: str = "") -> FastAPI:
             )
         except Conflict as exc:
             raise HTTPException(409, str(exc)) from None
+        except Busy as exc:
+            raise HTTPException(429, str(exc), {"Retry-After": "1"}) from None
         except Unavailable as exc:
             raise HTTPException(503, str(exc)) from None
         except NoAnswer as exc:
@@ -143,12 +147,30 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def refused(request: Request, exc: HTTPException) -> JSONResponse:
-        return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+        detail = exc.detail
+        if exc.status_code == 400 and detail == UNPARSABLE:  # FastAPI's word for any reason
+            detail = f"malformed JSON: {_why_unparsable(await request.body())}"
+        return JSONResponse({"error": detail}, status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(Exception)
     async def crashed(request: Request, exc: Exception) -> JSONResponse:  # a bug, not the client
         log.exception("%s %s failed", request.method, request.url.path)
         return JSONResponse({"error": "internal error (logged)"}, status_code=500)
+
+
+def _why_unparsable(body: bytes) -> str:
+    """What FastAPI found wrong with a body it could not parse, in a few words."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 (byte 0x{body[exc.start]:02x} at offset {exc.start})"
+    try:
+        json.loads(text)
+    except RecursionError:
+        return "nested too deeply"
+    except ValueError as exc:
+        return str(exc)
+    return "unreadable"
 
 
 def _describe(error: dict[str, Any]) -> tuple[str, str]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bus.client import Bus, RequestTimeout
-from bus.liveness import Liveness
+from bus.liveness import AnswererLost, Liveness, request_watched
 from bus.message import new_id
 from bus.messages import Ask, ClearHistory, Heartbeat, HistoryCleared, Reply
 
@@ -35,6 +35,10 @@ class Conflict(Exception):
     """A request id reused for a different question (409)."""
 
 
+class Busy(Exception):
+    """Too many questions in progress already (429)."""
+
+
 @dataclass(frozen=True)
 class Answer:
     conversation: str
@@ -52,9 +56,10 @@ class _Key:
 class BrainBridge:
     """One per process; :meth:`watch` must run to follow the heartbeats."""
 
-    def __init__(self, bus: Bus, timeout: float) -> None:
+    def __init__(self, bus: Bus, timeout: float, max_pending: int = 32) -> None:
         self.bus = bus
         self.timeout = timeout
+        self.max_pending = max_pending
         self.liveness = Liveness()
         self._answers: OrderedDict[str, tuple[_Key, Answer]] = OrderedDict()
         self._pending: dict[str, tuple[_Key, asyncio.Task[Answer]]] = {}
@@ -70,16 +75,18 @@ class BrainBridge:
                 self.liveness.saw(msg)
 
     def readiness(self) -> tuple[bool, dict[str, Any]]:
-        """Whether the dialogue service and the tool executor are alive, and their states."""
+        """Ready while the dialogue service and the tool executor are alive; ``services``
+        shows the state of every service seen on the bus (``down`` once its heartbeats stop)."""
         services: dict[str, str] = {}
         missing = []
-        for name in REQUIRED:
+        for name in dict.fromkeys([*REQUIRED, *self.liveness.services()]):
             seen = self.liveness.last(name)
             alive = self.liveness.alive(name) and seen is not None and seen.state in LIVE_STATES
-            services[name] = (seen.state if alive and seen else "absent") + (
-                f" ({seen.detail})" if alive and seen and seen.detail else ""
-            )
-            if not alive:
+            if alive and seen is not None:
+                services[name] = seen.state + (f" ({seen.detail})" if seen.detail else "")
+            else:
+                services[name] = "absent" if seen is None else "down"
+            if not alive and name in REQUIRED:
                 missing.append(name)
         body: dict[str, Any] = {"status": "ready" if not missing else "unavailable"}
         if missing:
@@ -107,6 +114,11 @@ class BrainBridge:
             return self._answers[request_id][1]
         pending = self._pending.get(request_id)
         if pending is None:
+            if len(self._pending) >= self.max_pending:
+                raise Busy(
+                    f"{len(self._pending)} questions are being answered already; "
+                    "ask again in a moment"
+                )
             self._require_dialogue()
             ask = Ask(
                 request_id=request_id,
@@ -122,9 +134,17 @@ class BrainBridge:
 
     async def _run(self, key: _Key, ask: Ask) -> Answer:
         try:
-            reply = await self.bus.request(
-                ask, Reply, lambda r: r.request_id == ask.request_id, self.timeout
+            reply = await request_watched(
+                self.bus,
+                self.liveness,
+                "dialogue",
+                ask,
+                Reply,
+                lambda r: r.request_id == ask.request_id,
+                self.timeout,
             )
+        except AnswererLost as exc:
+            raise Unavailable(f"{exc}; ask again") from None
         except RequestTimeout:
             raise NoAnswer(
                 f"the dialogue service did not answer within {self.timeout:g} s"

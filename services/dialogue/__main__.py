@@ -9,13 +9,14 @@ import sys
 from bus.client import Bus
 from bus.service import run_service, service_parser
 from desktop_assistant.config import Config, config_dir
+from desktop_assistant.state import state_dir
 from services.dialogue.service import DialogueService
 
 
 async def main(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request is noise
     config_file = config_dir(args.config) / "config.toml"
-    await DialogueService(bus, config, config_file=config_file).run()
+    await DialogueService(bus, config, config_file=config_file, state=state_dir()).run()
 
 
 if __name__ == "__main__":

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
+
+from services.dialogue.history_store import HistoryStore
 
 
 @dataclass
@@ -20,18 +23,25 @@ class Sessions:
     The window counts messages but is cut by whole exchanges (user, assistant):
     chat templates such as Gemma's fail on a history that starts with the
     assistant. Tool calls and results never enter it. The least recently used
-    idle sessions are forgotten beyond ``max_sessions``.
+    idle sessions are forgotten beyond ``max_sessions`` (from memory: with a
+    ``store``, every session is also on disk and comes back when used again).
     """
 
-    def __init__(self, max_messages: int, max_sessions: int = 1000) -> None:
+    def __init__(
+        self, max_messages: int, max_sessions: int = 1000, store: HistoryStore | None = None
+    ) -> None:
         self.max_exchanges = max_messages // 2
         self.max_sessions = max_sessions
+        self.store = store
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
+        self._saving: dict[str, concurrent.futures.Future[None]] = {}
 
     def _get(self, session: str) -> _Session:
         entry = self._sessions.get(session)
         if entry is None:
-            entry = self._sessions[session] = _Session(deque(maxlen=self.max_exchanges))
+            saved = self.store.load(session) if self.store and self.max_exchanges else []
+            entry = _Session(deque(saved, maxlen=self.max_exchanges))
+            self._sessions[session] = entry
             self._forget_idle()
         self._sessions.move_to_end(session)
         return entry
@@ -55,7 +65,22 @@ class Sessions:
 
     def remember(self, session: str, user: str, assistant: str) -> None:
         if self.max_exchanges:
-            self._get(session).exchanges.append((user, assistant))
+            exchanges = self._get(session).exchanges
+            exchanges.append((user, assistant))
+            self._save(session, list(exchanges))
 
     def clear(self, session: str) -> None:
         self._get(session).exchanges.clear()
+        self._save(session, [])
+
+    def _save(self, session: str, exchanges: list[tuple[str, str]]) -> None:
+        if self.store is not None:
+            self._saving[session] = self.store.save(session, exchanges)
+
+    async def saved(self, session: str) -> None:
+        """Once the latest change of ``session`` is on disk (a reply then means remembered)."""
+        saving = self._saving.get(session)
+        if saving is not None:
+            await asyncio.wrap_future(saving)
+            if self._saving.get(session) is saving:
+                del self._saving[session]

@@ -16,9 +16,13 @@ from typing import Any
 
 import httpx
 
+from desktop_assistant.secrets import safe_url
 from services.dialogue.timing import Waits
 
 log = logging.getLogger(__name__)
+
+STALE = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+"""How a kept-alive connection the server has closed meanwhile fails (a restarted server)."""
 
 
 class LLMError(Exception):
@@ -45,6 +49,8 @@ class LLMClient:
 
     def __init__(self, base_url: str, model: str = "", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
+        self.shown = safe_url(self.base_url)
+        """The address for messages: a password in the URL never leaves this object."""
         self.timeout = timeout
         self._model = model
         self._model_known = bool(model)
@@ -72,8 +78,20 @@ class LLMClient:
             self._model = str(response.json()["data"][0]["id"])
             log.info("no [dialogue] model set: using %r, the first the server lists", self._model)
         except (ValueError, LookupError, TypeError):
-            log.info("no [dialogue] model set and %s/models lists none", self.base_url)
+            log.info("no [dialogue] model set and %s/models lists none", self.shown)
         return self._model
+
+    async def _send(self, body: dict[str, Any]) -> httpx.Response:
+        """POST the request; once more on a fresh connection when a kept-alive one turns out
+        dead before any answer came (nothing was generated for it)."""
+        url = f"{self.base_url}/chat/completions"
+        try:
+            request = self._http.build_request("POST", url, json=body)
+            return await self._http.send(request, stream=True)
+        except STALE as exc:
+            log.info("the connection to %s was closed (%s): trying once more", self.shown, exc)
+        request = self._http.build_request("POST", url, json=body)
+        return await self._http.send(request, stream=True)
 
     async def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, waits: Waits
@@ -86,11 +104,9 @@ class LLMClient:
                 body["tools"] = tools
                 body["parallel_tool_calls"] = True  # llama-server sends one call otherwise
             try:
-                url = f"{self.base_url}/chat/completions"
-                request = self._http.build_request("POST", url, json=body)
-                response = await self._http.send(request, stream=True)
+                response = await self._send(body)
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
-                raise _transport_error(exc, self.base_url) from None
+                raise _transport_error(exc, self.shown) from None
         try:
             if response.status_code >= 400:
                 await _raise_status(response, waits)
@@ -100,7 +116,7 @@ class LLMClient:
             async for delta in _deltas(response, waits):
                 yield delta
         except httpx.HTTPError as exc:
-            raise _transport_error(exc, self.base_url) from None
+            raise _transport_error(exc, self.shown) from None
         finally:
             await response.aclose()
 
@@ -188,7 +204,8 @@ async def _raise_status(response: httpx.Response, waits: Waits) -> None:
         message = None
     message = str(message or raw[:300].decode(errors="replace") or response.reason_phrase)
     code = "llm-loading" if response.status_code == 503 else "llm-error"
-    raise LLMError(code, f"HTTP {response.status_code} from {response.url}: {message}")
+    where = safe_url(str(response.url))
+    raise LLMError(code, f"HTTP {response.status_code} from {where}: {message}")
 
 
 def _transport_error(exc: Exception, base_url: str) -> LLMError:

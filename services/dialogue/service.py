@@ -18,6 +18,7 @@ from bus.messages import (
     Ask,
     CatalogRequest,
     ClearHistory,
+    Error,
     Heartbeat,
     HistoryCleared,
     Reply,
@@ -28,6 +29,7 @@ from bus.messages import (
 )
 from desktop_assistant.config import Config
 from services.dialogue.history import Sessions
+from services.dialogue.history_store import HistoryStore
 from services.dialogue.llm import LLMClient
 from services.dialogue.phrases import guess_lang
 from services.dialogue.reachability import Reachability
@@ -55,14 +57,18 @@ class DialogueService:
         llm: LLMClient | None = None,
         rng: random.Random | None = None,
         config_file: Path | None = None,
+        state: Path | None = None,
     ) -> None:
         self.bus = bus
         self.config = config
         self.llm = llm or LLMClient(config.llm, config.dialogue.model, config.dialogue.timeout)
-        self.reachability = Reachability(bus, self.llm.probe, config.llm, config_file)
-        self.toolbox = Toolbox(bus, rng=rng)
-        self.sessions = Sessions(config.dialogue.history)
+        self.reachability = Reachability(bus, self.llm.probe, self.llm.shown, config_file)
         self.liveness = Liveness()
+        self.toolbox = Toolbox(bus, rng=rng, liveness=self.liveness)
+        store = None
+        if state is not None:  # the conversation survives a restart of the service
+            store = HistoryStore(state / "history", on_corrupt=self._corrupt_history)
+        self.sessions = Sessions(config.dialogue.history, store=store)
         self._tasks: set[asyncio.Task[None]] = set()
         self._replies: OrderedDict[str, Reply] = OrderedDict()
         self._in_flight: set[str] = set()
@@ -80,7 +86,7 @@ class DialogueService:
         self.bus.publish(CatalogRequest())
         gc.freeze()  # start-up objects out of the collector's way: shorter pauses mid-turn
         self.bus.set_state("ready")
-        log.info("dialogue: ready, LLM at %s", self.config.llm)
+        log.info("dialogue: ready, LLM at %s", self.llm.shown)
         self._spawn(self.reachability.run())
         try:
             while True:
@@ -92,6 +98,8 @@ class DialogueService:
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
             await self.llm.aclose()
+            if self.sessions.store is not None:
+                await asyncio.to_thread(self.sessions.store.close)
 
     def handle(self, msg: Message) -> None:
         if isinstance(msg, Heartbeat):
@@ -170,6 +178,7 @@ class DialogueService:
                     sessions=self.sessions,
                     waits=waits,
                 ).run()
+                await self.sessions.saved(request.session)
             finally:
                 lock.release()
             self._answer(request, result)
@@ -198,9 +207,14 @@ class DialogueService:
         elif result.error is None or result.error.startswith("llm"):
             self.reachability.report("ok")  # the server answered
 
+    def _corrupt_history(self, path: Path, problem: str, aside: Path) -> None:
+        message = f"{path} is unreadable ({problem}); set aside as {aside.name}, starting afresh"
+        self.bus.publish(Error(service="dialogue", code="history-corrupt", message=message))
+
     async def _clear(self, msg: ClearHistory) -> None:
         async with self.sessions.lock(msg.session):
             self.sessions.clear(msg.session)
+            await self.sessions.saved(msg.session)
         log.info("history of session %s cleared", msg.session)
         self.bus.publish(
             HistoryCleared(request_id=msg.request_id, session=msg.session, turn=msg.turn)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bus.client import Bus, RequestTimeout
+from bus.liveness import AnswererLost, Liveness, request_watched
 from bus.message import new_id
 from bus.messages import ToolCall, ToolCatalog, ToolResult
 from bus.ratelimit import RateLimitedLog
@@ -49,6 +50,8 @@ VOLUME_TOOL: dict[str, Any] = {
     },
 }
 DEFAULT_TIMEOUT = 10.0
+EXECUTOR = "tools"
+"""The bus name of the tool executor, whose heartbeats a running call watches."""
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -109,8 +112,16 @@ def parse_tool(entry: Any) -> ToolSpec:
 class Toolbox:
     """The latest catalog, and running calls through the bus."""
 
-    def __init__(self, bus: Bus, margin: float = 1.0, rng: random.Random | None = None) -> None:
+    def __init__(
+        self,
+        bus: Bus,
+        margin: float = 1.0,
+        rng: random.Random | None = None,
+        liveness: Liveness | None = None,
+    ) -> None:
         self._bus = bus
+        self._liveness = liveness or Liveness()
+        """Fed by the service: a call fails at once when the executor dies meanwhile."""
         self.margin = margin
         """Seconds added to a tool's timeout before its call counts as unanswered."""
         self._rng = rng or random.Random()
@@ -168,11 +179,19 @@ class Toolbox:
             turn=turn,
         )
         try:
-            result = await self._bus.request(
+            result = await request_watched(
+                self._bus,
+                self._liveness,
+                EXECUTOR,
                 request,
                 ToolResult,
                 lambda r: r.call_id == request.call_id,
                 spec.timeout + self.margin,
+            )
+        except AnswererLost as exc:
+            log.warning("%s: %s", call.name, exc)
+            return ToolOutcome(
+                f"error: the tool executor stopped while running {call.name}", unavailable=True
             )
         except RequestTimeout:
             log.warning("no tool executor answered %s within %.1f s", call.name, spec.timeout)

@@ -17,6 +17,7 @@ from bus.messages import (
     Speaking,
     SpeechEnded,
     SpeechStarted,
+    TurnDropped,
     Utterance,
 )
 from desktop_assistant.config.schema import Config
@@ -46,7 +47,8 @@ class Listener:
     async def run(self, blocks: AsyncIterator[Block]) -> None:
         """Hear every block until the source ends, following the bus meanwhile."""
         self.bus.subscribe(
-            Speaking.TOPIC, ListenRequest.TOPIC, Reply.TOPIC, Error.TOPIC, Heartbeat.TOPIC
+            Speaking.TOPIC, ListenRequest.TOPIC, Reply.TOPIC, Error.TOPIC, Heartbeat.TOPIC,
+            TurnDropped.TOPIC,
         )
         events = asyncio.ensure_future(self._follow_bus())
         try:
@@ -61,11 +63,11 @@ class Listener:
 
     def hear(self, block: Block) -> None:
         if block.fresh:
-            self._forget("the audio stream was reopened")
+            self._forget("the audio stream was reopened", "reopened")
         captured = block.end - len(block.pcm) / 2 / RATE
         if not self.gate.hears(captured):
             if self.hearing:
-                self._forget("the mic went deaf or closed")
+                self._forget("the mic went deaf or closed", "deaf")
                 self.hearing = False
             return
         if not self.hearing:
@@ -79,9 +81,10 @@ class Listener:
             for event in self.segmenter.push(frame, self.scorer(to_float(frame))):
                 self._publish(event)
 
-    def _forget(self, why: str) -> None:
+    def _forget(self, why: str, reason: str = "") -> None:
         if self.turn is not None and why:
             log.info("turn %s dropped: %s", self.turn, why)
+            self.bus.publish(TurnDropped(reason=reason, turn=self.turn))
         self.turn = None
         self.pending.clear()
         self.segmenter.reset()
@@ -135,5 +138,5 @@ class Listener:
                     msg.request_id, msg.conversation, bool(msg.control), msg.error is not None,
                     msg.ts,
                 )
-            elif isinstance(msg, Error) and msg.turn:
-                self.gate.on_error(msg.turn)
+            elif isinstance(msg, Error | TurnDropped) and msg.turn:
+                self.gate.on_error(msg.turn)  # push-to-talk: no answer will come

@@ -130,6 +130,10 @@ class Speaker:
     def _say(self, msg: Say) -> None:
         turn = msg.turn or msg.id  # a Say without a turn is a turn of its own
         state = self.turns.get(turn)
+        if state.ended:
+            log.info("turn %s: a piece after the final one, not spoken: %r", turn, msg.text[:60])
+            return
+        state.ended = msg.final
         text, lang = msg.text, msg.lang
         if msg.kind == "answer" and state.override is not None:
             # The brain could not know the volume was already at its limit: its words go.

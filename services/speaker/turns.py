@@ -18,6 +18,9 @@ class TurnState:
     toned: bool = False
     open: bool = False
     """Audio was queued and the final piece has not arrived yet."""
+    ended: bool = False
+    """The final piece has arrived: later pieces (a stage that went on after the turn was
+    declared lost) are not spoken."""
 
 
 class Turns:

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 
 from bus.client import Bus
-from bus.messages import Error, Say, Transcript, Utterance
+from bus.messages import Error, Say, Transcript, TurnDropped, Utterance
 from desktop_assistant.config.schema import Config
 from services.stt.engine import Backend, Recognized, SttFailed, SttUnavailable
 from services.stt.text import spoken_words
@@ -123,7 +123,8 @@ class SpeechToText:
     ) -> None:
         text = spoken_words(result.text)
         if not text:
-            log.debug("turn %s: no speech in %r, dropped", utterance.turn, result.text)
+            log.info("turn %s: no words in %r, dropped", utterance.turn, result.text)
+            self.bus.publish(TurnDropped(reason="no-speech", turn=utterance.turn))
             return
         self.bus.publish(
             Transcript(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from desktop_assistant.config.schema import ToolsConfig
 from desktop_assistant.config.toolfiles import Tool, resolve_program
+from desktop_assistant.secrets import Redactor
 from services.tools.arguments import ToolError, parse_arguments, substitute
 from services.tools.process import CannotStart, Finished, Limits, run_sandboxed
 from services.tools.sandbox_exec import CANNOT_START
@@ -47,6 +48,8 @@ class Runner:
         self.tools_dir = tools_dir
         self.env = {**os.environ, **env}
         """The service's own environment plus ``[env]``."""
+        self.redact = Redactor(env)
+        """Results, which the model, the bus and the log see, never show an ``[env]`` value."""
         self.defaults = defaults
 
     def limits_of(self, tool: Tool) -> Limits:
@@ -61,6 +64,7 @@ class Runner:
             ok = True
         except ToolError as exc:
             content, ok = f"error: {exc}"[:MAX_CONTENT], False
+        content = self.redact(content)
         duration = time.monotonic() - started
         log.info("%s: %s in %.2f s", name, "ok" if ok else content, duration)
         return Outcome(content, ok, duration)

@@ -6,6 +6,7 @@ are inherited by everything the tool starts. Exit status 127 or 126 with a
 ``sandbox:`` line on stderr means the program could not be started.
 """
 
+import ctypes
 import os
 import resource
 import signal
@@ -13,6 +14,17 @@ import sys
 
 MIB = 1024 * 1024
 CANNOT_START = "sandbox: cannot start"
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """Be killed when the executor dies (kill -9 too): a restarted executor cannot know
+    about the runs of the one before. Processes the tool starts itself are not covered."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the run's timeout still applies while the executor lives
 
 
 def cap(kind: int, wanted: int, hard_extra: int = 0) -> None:
@@ -47,6 +59,7 @@ def main(argv: list[str]) -> int:
         return 2
     cpu_s, memory_mb, file_mb, processes = (int(value) for value in argv[1:5])
     program, args = argv[6], argv[6:]
+    die_with_parent()
     cap(resource.RLIMIT_CPU, cpu_s, hard_extra=1)  # SIGXCPU first, SIGKILL one second later
     cap(resource.RLIMIT_AS, memory_mb * MIB)
     cap(resource.RLIMIT_FSIZE, file_mb * MIB)

@@ -252,7 +252,7 @@ class Recorder:
             self.seen.append(msg)
             if isinstance(msg, kind) and match(msg):
                 return msg
-        seen = ", ".join(m.TOPIC for m in self.seen[-30:] if m.TOPIC != "sys.heartbeat")
+        seen = ", ".join([m.TOPIC for m in self.seen if m.TOPIC != "sys.heartbeat"][-30:])
         raise AssertionError(f"no {kind.TOPIC} within {timeout:g} s; last seen: {seen}")
 
     async def drain(self, seconds: float) -> None:

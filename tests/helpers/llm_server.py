@@ -18,6 +18,7 @@ The chunk builders are in :mod:`tests.helpers.llm_chunks`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import signal
@@ -42,6 +43,8 @@ class ScriptedLLM:
     def __init__(self, port: int = 0, model: str = "scripted-model") -> None:
         self.model = model
         self.requests: list[dict[str, Any]] = []
+        self.streamed = 0
+        """Streamed responses written to the end (a gated one counts once released)."""
         self.responder: Callable[[dict[str, Any]], Response] | None = None
         """Called for a request when the queue is empty (and no ``default`` is set)."""
         self.default: Response | None = None
@@ -75,6 +78,7 @@ class ScriptedLLM:
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop as a killed server would: kept-alive connections are closed too."""
         with self._lock:
             for gate in self._gates.values():
                 gate.set()
@@ -82,6 +86,9 @@ class ScriptedLLM:
             self._httpd.shutdown()
             self._thread = None
         self._httpd.server_close()
+        for connection in list(self._httpd.connections):
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
     # -- scripting ---------------------------------------------------------------
 
@@ -129,6 +136,10 @@ class ScriptedLLM:
 
 
 class _Server(ThreadingHTTPServer):
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.connections: set[socket.socket] = set()
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         log.debug("connection from %s ended abruptly", client_address, exc_info=True)
 
@@ -136,6 +147,14 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: ThreadingHTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.connections.add(self.connection)  # type: ignore[attr-defined]
+
+    def finish(self) -> None:
+        self.server.connections.discard(self.connection)  # type: ignore[attr-defined]
+        super().finish()
 
     @property
     def llm(self) -> ScriptedLLM:
@@ -224,6 +243,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._chunk(text.encode())
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+        with self.llm._lock:
+            self.llm.streamed += 1
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")

@@ -20,7 +20,11 @@ def python_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 class Process:
-    """A child ``python -m MODULE ...`` whose output goes to a log file."""
+    """A child ``python -m MODULE ...`` whose output goes to a log file.
+
+    Its state folder (history, volume) is ``log_dir/state`` unless ``env`` names one:
+    never the user's own, and nothing carried over from another test.
+    """
 
     def __init__(self, module: str, *args: str, log_dir: Path, env: dict[str, str] | None = None):
         self.module = module
@@ -29,7 +33,7 @@ class Process:
         self.popen = subprocess.Popen(
             [sys.executable, "-m", module, *args],
             cwd=ROOT,
-            env=python_env(env),
+            env=python_env({"XDG_STATE_HOME": str(log_dir / "state"), **(env or {})}),
             stdin=subprocess.DEVNULL,
             stdout=self._log,
             stderr=subprocess.STDOUT,

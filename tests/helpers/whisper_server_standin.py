@@ -15,7 +15,9 @@ starts the server):
 - ``WHISPER_STANDIN_SCRIPT``: a JSON file read at start-up and at every
   request: ``{"text": " Hello.\\n", "language": "english", "status": 200,
   "error": "...", "delay": 0.0, "load": 0.0}`` (every key optional; ``load`` is
-  the seconds of "loading" at start-up; ``delay`` makes an answer slow).
+  the seconds of "loading" at start-up; ``delay`` makes an answer slow; ``raw``: this
+  text as a 200 ``application/json`` body, as is (garbage); ``cut``: a 200 whose body
+  breaks off after a few bytes, the connection closed).
 - ``WHISPER_STANDIN_LOG``: a JSON-lines file; one line per request (method,
   path, status, form fields, the WAV's format) and one at start-up (pid).
 """
@@ -27,6 +29,7 @@ import email.policy
 import io
 import json
 import os
+import socket
 import sys
 import threading
 import time
@@ -82,7 +85,10 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def answer(self, status: int, body: Any, kind: str = "application/json", **logged: Any) -> None:
-        data = (json.dumps(body) if kind == "application/json" else str(body)).encode()
+        if isinstance(body, bytes):
+            data = body
+        else:
+            data = (json.dumps(body) if kind == "application/json" else str(body)).encode()
         # Logged before answering: whoever got the answer finds the request in the log.
         record({"method": self.command, "path": self.path, "status": status, **logged})
         self.send_response(status)
@@ -143,6 +149,20 @@ class Handler(BaseHTTPRequestHandler):
         plan = script()
         time.sleep(float(plan.get("delay", 0.0)))
         status = int(plan.get("status", 200))
+        if "raw" in plan:
+            self.answer(200, str(plan["raw"]).encode(), fields=fields, audio=audio)
+            return
+        if plan.get("cut"):
+            record({"method": self.command, "path": self.path, "status": 200, "cut": True})
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.write(b'{"text": " Hel')
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
         if status != 200:
             self.answer(status, {"error": plan.get("error", "failed to process audio")},
                         fields=fields, audio=audio)

@@ -256,7 +256,7 @@ def test_env_table_reaches_tools_run_by_the_service(
 
     async def body(bus: Bus) -> None:
         result = await call(bus, "show", "", "c1")
-        assert result.content == "http://search.example:8888"
+        assert result.content == "[env SEARXNG_URL]"  # the value, never shown on the bus
 
     with_buses(config_folder.endpoints, ["dialogue"], body)
 

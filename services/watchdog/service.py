@@ -1,0 +1,138 @@
+"""The watchdog's loop: follow the turns on the bus, judge them, apologize for the lost ones.
+
+The apology is a final ``tts.say`` of kind ``error``, published once a speaker
+works (a new process, when the speaker itself was lost) and repeated every few
+seconds until the speaker reports it spoken: after a broker restart the first
+copy may not reach it. Repeats are harmless, the speaker ignores pieces of a
+turn after its final one. A ``sys.error`` (``turn-lost``) goes with the first.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from bus.client import Bus
+from bus.liveness import Liveness
+from bus.message import Message
+from bus.messages import (
+    Error,
+    Heartbeat,
+    Say,
+    Speaking,
+    SpeechEnded,
+    SpeechStarted,
+    Spoken,
+    ToolCall,
+    ToolResult,
+    TraceMark,
+    Transcript,
+    TurnDropped,
+)
+from desktop_assistant.config import Config
+from services.watchdog.phrases import apology
+from services.watchdog.turns import BROKER, NAME, SPEAKER, TurnBook, VoiceTurn
+
+log = logging.getLogger(__name__)
+
+TOPICS = (
+    SpeechStarted.TOPIC,
+    SpeechEnded.TOPIC,
+    TurnDropped.TOPIC,
+    Transcript.TOPIC,
+    Say.TOPIC,
+    Speaking.TOPIC,
+    Spoken.TOPIC,
+    Heartbeat.TOPIC,
+    Error.TOPIC,
+    TraceMark.TOPIC,
+    ToolCall.TOPIC,
+    ToolResult.TOPIC,
+)
+"""Everything that moves a voice turn on (never ``audio.utterance``: audio is heavy)."""
+RESAY = 5.0
+"""Seconds between two copies of an apology the speaker has not confirmed."""
+
+
+class Watchdog:
+    def __init__(
+        self, bus: Bus, config: Config, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.bus = bus
+        self.clock = clock
+        self.liveness = Liveness(clock)
+        self.heartbeat = config.bus.heartbeat
+        self.speaker_wait = config.watchdog.speaker_wait
+        self.book = TurnBook(
+            self.liveness, config.watchdog.stall, self.heartbeat, config.audio.default_lang,
+            clock(),
+        )
+
+    async def run(self) -> None:
+        self.bus.subscribe(*TOPICS)
+        await self.bus.wait_connected()
+        self.bus.set_state("ready")
+        tick = min(0.25, self.heartbeat / 2)
+        next_check = self.clock()
+        while True:
+            msg = await self.bus.recv(timeout=tick)
+            if msg is not None:
+                self.handle(msg)
+                if self.clock() < next_check:
+                    continue
+                # Judge silences only on an empty inbox: a loop that was starved of CPU
+                # holds heartbeats that prove everyone alive.
+                while (msg := await self.bus.recv(timeout=0)) is not None:
+                    self.handle(msg)
+            now = self.clock()
+            self.judge(now)
+            next_check = now + tick
+
+    def handle(self, msg: Message) -> None:
+        now = self.clock()
+        if isinstance(msg, Heartbeat):
+            if msg.service == BROKER:
+                self.book.saw_broker(self.liveness.silent_for(BROKER), now)
+            self.liveness.saw(msg)
+            return
+        self.book.feed(msg, now)
+
+    def judge(self, now: float) -> None:
+        for turn in self.book.check(now):
+            assert turn.lost is not None
+            log.warning("turn %s lost: %s", turn.turn, turn.lost.why)
+        for turn in list(self.book.turns.values()):
+            if turn.lost is not None:
+                self._apologize(turn, now)
+
+    def _apologize(self, turn: VoiceTurn, now: float) -> None:
+        lost = turn.lost
+        assert lost is not None
+        if now - lost.at > self.speaker_wait:
+            if not lost.said:
+                self._error(turn)
+            log.error(
+                "turn %s: no speaker confirmed the apology within %g s; giving up",
+                turn.turn, self.speaker_wait,
+            )
+            del self.book.turns[turn.turn]
+            return
+        speaker = self.liveness.working_pid(SPEAKER)
+        if now < lost.next_say or speaker is None or speaker == lost.needs_new:
+            return
+        if not lost.said:
+            self._error(turn)
+        text, lang = apology(lost.stage, turn.lang)
+        self.bus.publish(
+            Say(text=text, lang=lang, kind="error", seq=lost.seq, final=True, turn=turn.turn)
+        )
+        lost.said += 1
+        lost.next_say = now + RESAY
+        log.info("turn %s: apology published (%d)", turn.turn, lost.said)
+
+    def _error(self, turn: VoiceTurn) -> None:
+        assert turn.lost is not None
+        self.bus.publish(
+            Error(service=NAME, code="turn-lost", message=turn.lost.why, turn=turn.turn)
+        )

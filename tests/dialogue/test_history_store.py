@@ -1,0 +1,121 @@
+"""Conversation history on disk: atomic, bounded, survives a restart, a bad file set aside."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+from bus.client import Bus
+from bus.message import new_id
+from bus.messages import Ask, Error, Heartbeat, Reply
+from services.dialogue.history import Sessions
+from services.dialogue.history_store import HistoryStore
+from tests.conftest import ConfigFolder
+from tests.helpers import llm_chunks as c
+from tests.helpers.busrun import with_buses
+from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.processes import Process
+
+
+def test_a_session_comes_back_from_disk_cut_to_the_window(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path / "history", max_chars=50)
+    sessions = Sessions(4, store=store)
+    for i in range(5):
+        sessions.remember("brain:é/../x", f"question {i}", "a" * 80)
+    store.close()
+    files = list((tmp_path / "history").iterdir())
+    assert [p.suffix for p in files] == [".json"]  # one file, named by a hash, nothing else
+    again = Sessions(4, store=HistoryStore(tmp_path / "history"))
+    assert again.messages("brain:é/../x") == [
+        {"role": "user", "content": "question 3"},
+        {"role": "assistant", "content": "a" * 50},
+        {"role": "user", "content": "question 4"},
+        {"role": "assistant", "content": "a" * 50},
+    ]
+    again.clear("brain:é/../x")
+    assert again.store is not None
+    again.store.close()
+    assert list((tmp_path / "history").iterdir()) == []
+
+
+def test_the_number_of_files_is_bounded(tmp_path: Path) -> None:
+    folder = tmp_path / "history"
+    store = HistoryStore(folder, max_files=3)
+    for i in range(5):
+        store.save(f"s{i}", [("q", "a")]).result()
+        os.utime(store.path(f"s{i}"), (1000 + i, 1000 + i))
+    store.close()
+    HistoryStore(folder, max_files=3).close()  # prunes when it starts
+    assert sorted(folder.iterdir()) == sorted(store.path(f"s{i}") for i in (2, 3, 4))
+
+
+def test_every_kind_of_bad_file_is_set_aside_and_reported(tmp_path: Path) -> None:
+    folder = tmp_path / "history"
+    reported: list[tuple[Path, str, Path]] = []
+    store = HistoryStore(folder, on_corrupt=lambda *r: reported.append(r))
+    bad = {
+        "half": b'{"v": 1, "session": "half", "exchanges": [["q", "a"',
+        "binary": b"\xff\xfe\x00garbage",
+        "nested": b"[" * 100_000 + b"]" * 100_000,
+        "wrong-type": json.dumps({"v": 1, "session": "wrong-type", "exchanges": [[1, 2]]}).encode(),
+        "other": json.dumps({"v": 1, "session": "someone else", "exchanges": []}).encode(),
+        "huge": b" " * (2 * 1024 * 1024),
+    }
+    folder.mkdir()
+    for session, content in bad.items():
+        store.path(session).write_bytes(content)
+    for session in bad:
+        assert store.load(session) == []
+        assert not store.path(session).exists()
+    store.close()
+    assert len(reported) == len(bad)
+    for path, problem, aside in reported:
+        assert problem and aside.exists() and aside.name.startswith(path.name + ".corrupt-")
+    assert len(list(folder.glob("*.corrupt-*"))) == len(bad)
+
+
+def test_history_survives_a_killed_dialogue_and_a_bad_file_is_not_a_crash(
+    broker: Process, config_folder: ConfigFolder, log_dir: Path
+) -> None:
+    llm = ScriptedLLM().__enter__()
+    config_folder.write(f'llm = "{llm.url}"\n[dialogue]\nmodel = "m"\n')
+    state = log_dir / "state"
+    dialogue = Process("services.dialogue", *config_folder.args(), log_dir=log_dir)
+
+    async def ask(bus: Bus, session: str, text: str) -> Reply:
+        await bus.wait_for(Heartbeat, lambda h: h.service == "dialogue" and h.state == "ready", 30)
+        request = Ask(request_id=new_id(), session=session, text=text)
+        return await bus.request(request, Reply, lambda r: r.request_id == request.request_id, 10)
+
+    async def first(bus: Bus) -> None:
+        llm.script(c.text("Hello Ada."))
+        assert (await ask(bus, "cli", "My name is Ada.")).conversation == "Hello Ada."
+
+    async def second(bus: Bus) -> None:
+        llm.script(c.text("You are Ada."), c.text("Hi."))
+        assert (await ask(bus, "cli", "Who am I?")).conversation == "You are Ada."
+        error, reply = await asyncio.gather(
+            bus.wait_for(Error, lambda e: e.code == "history-corrupt", 10),
+            ask(bus, "broken", "Hello?"),
+        )
+        assert reply.conversation == "Hi." and "set aside" in error.message
+
+    try:
+        with_buses(config_folder.endpoints, ["client"], first)
+        history = state / "desktop-assistant" / "history"
+        assert len(list(history.glob("*.json"))) == 1
+        dialogue.kill()  # kill -9: nothing is flushed on the way out
+        broken = HistoryStore(history).path("broken")
+        broken.write_text('{"v": 1, "session": "broken", "exch')
+        dialogue = Process("services.dialogue", *config_folder.args(), log_dir=log_dir)
+        with_buses(config_folder.endpoints, ["client"], second)
+    finally:
+        dialogue.stop()
+        llm.stop()
+    who = llm.requests[1]["messages"]
+    assert [m["content"] for m in who[1:]] == ["My name is Ada.", "Hello Ada.", "Who am I?"]
+    assert [m["role"] for m in llm.requests[2]["messages"]] == ["system", "user"]
+    assert list(history.glob(f"{broken.name}.corrupt-*"))
+    assert "unreadable" in dialogue.output()
