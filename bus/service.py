@@ -6,9 +6,12 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
+import threading
 from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from bus.client import Bus, RequestTimeout
 from bus.endpoints import EndpointError, Endpoints, resolve
@@ -17,6 +20,7 @@ from desktop_assistant.config import Config, ConfigError, load_config
 log = logging.getLogger(__name__)
 
 ServiceMain = Callable[[Bus, Config, argparse.Namespace], Awaitable[None]]
+T = TypeVar("T")
 
 
 def service_parser(name: str, description: str) -> argparse.ArgumentParser:
@@ -64,6 +68,48 @@ async def connect(bus: Bus, name: str) -> None:
             log.warning("%s: waiting for the bus broker at %s", name, bus.endpoints.pub)
 
 
+async def load_in_thread(load: Callable[..., T], *args: Any) -> T:
+    """``load(*args)`` (a model loading at start-up) in a daemon thread.
+
+    Unlike ``asyncio.to_thread``, a SIGTERM meanwhile does not wait for it: the
+    service stops at once and :func:`run_service` ends the process with
+    ``os._exit``, dropping the half-loaded model, instead of waiting seconds for
+    the load (a normal interpreter exit would also abort in the model library's
+    C++ destructors while the thread is still inside it).
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if done.done():  # cancelled meanwhile
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(result)  # type: ignore[arg-type]
+
+    def work() -> None:
+        result, error = None, None
+        try:
+            result = load(*args)
+        except BaseException as exc:  # handed to the awaiting task, whatever it is
+            error = exc
+        finally:
+            _loading.discard(thread)
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+            loop.call_soon_threadsafe(settle, result, error)
+
+    thread = threading.Thread(target=work, name=f"load-{getattr(load, '__name__', 'job')}",
+                              daemon=True)
+    _loading.add(thread)
+    thread.start()
+    return await done
+
+
+_loading: set[threading.Thread] = set()
+"""Start-up loads still running (see :func:`load_in_thread`)."""
+
+
 def run_service(name: str, args: argparse.Namespace, main: ServiceMain) -> int:
     """Run ``main(bus, config, args)`` until it returns or SIGTERM/SIGINT arrives."""
     setup_logging(args.log_level)
@@ -73,7 +119,17 @@ def run_service(name: str, args: argparse.Namespace, main: ServiceMain) -> int:
     except EndpointError as exc:
         log.error("%s: %s", name, exc)
         return 2
-    return asyncio.run(_run(name, endpoints, config, args, main))
+    code = asyncio.run(_run(name, endpoints, config, args, main))
+    if _loading:
+        # Stopped while a model was loading: everything of ours is closed; leave without
+        # waiting for the load or running the interpreter's exit over the library's thread.
+        log.info("%s: exiting while %s runs", name, ", ".join(t.name for t in _loading))
+        logging.shutdown()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+    return code
 
 
 async def _run(

@@ -113,7 +113,11 @@ class CardStream:
             if not self._queue:
                 self._arrived.clear()
                 try:
-                    await asyncio.wait_for(self._arrived.wait(), STALL)
+                    # Not asyncio.wait_for: in Python 3.11 it swallows a cancellation that
+                    # comes as the event is set, which here (a block every 32 ms) made the
+                    # service ignore SIGTERM now and then.
+                    async with asyncio.timeout(STALL):
+                        await self._arrived.wait()
                 except TimeoutError:
                     raise CardError(f"{self.name}: no audio for {STALL:g} s") from None
             pcm, end = self._queue.popleft()

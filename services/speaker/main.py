@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
 
 from bus.client import Bus
-from bus.service import run_service, service_parser
+from bus.service import load_in_thread, run_service, service_parser
 from desktop_assistant.config import Config
 from services.speaker.service import Speaker
 from services.speaker.synthesis import Synthesizer
@@ -33,7 +32,7 @@ def run_tts(module: str, description: str, load: Callable[[Config], Synthesizer]
     async def main(bus: Bus, config: Config, args: argparse.Namespace) -> None:
         bus.set_state("starting", "loading the voice")
         try:
-            synthesizer = await asyncio.to_thread(load, config)
+            synthesizer = await load_in_thread(load, config)  # SIGTERM does not wait for it
         except VoiceError as exc:
             log.error("%s: %s", module, exc)
             raise SystemExit(2) from None

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from bus.service import load_in_thread
 from desktop_assistant.config.schema import WhisperConfig
 from services.stt.engine import Backend
 from services.stt.server_client import WhisperServerClient
@@ -63,4 +63,4 @@ async def open_backend(config: WhisperConfig, report: Report) -> Backend:
         log.info("no whisper-server (%s): using the embedded model", "; ".join(missing))
     from services.stt.embedded import EmbeddedWhisper
 
-    return await asyncio.to_thread(EmbeddedWhisper, config)
+    return await load_in_thread(EmbeddedWhisper, config)  # SIGTERM does not wait for it

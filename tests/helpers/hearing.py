@@ -135,7 +135,8 @@ def _numbers(text: str) -> list[str]:
 
 def clock_times(text: str, year: int | None = None) -> set[tuple[int, int]]:
     """Every ``(hour, minute)`` the text may be saying: ``10:17``, ``10.17``, ``1017``,
-    ``10 17``, ``ten seventeen``, ``nine oh five``. The ``year`` is not read as a time."""
+    ``10 17``, ``009, 009``, ``ten seventeen``, ``nine oh five``. The ``year`` is not read
+    as a time."""
     tokens = [t for t in _numbers(text) if t != str(year)]
     found: set[tuple[int, int]] = set()
     for i, token in enumerate(tokens):
@@ -144,12 +145,11 @@ def clock_times(text: str, year: int | None = None) -> set[tuple[int, int]]:
         if len(token) in (3, 4):
             found.add((int(token[:-2]), int(token[-2:])))
         nxt = tokens[i + 1 : i + 3]
-        if len(token) <= 2 and nxt and nxt[0].isdigit():
+        if nxt and nxt[0].isdigit():  # "10 17", and "009, 009" (Whisper's zeros) as 9 9
             minute = nxt[0]
             if minute == "0" and len(nxt) > 1 and nxt[1].isdigit() and len(nxt[1]) == 1:
                 minute = nxt[1]  # "nine oh five"
-            if len(minute) <= 2:
-                found.add((int(token), int(minute)))
+            found.add((int(token), int(minute)))
     return {(h, m) for h, m in found if h <= 23 and m <= 59}
 
 
@@ -157,8 +157,10 @@ def says_time(text: str, earliest: datetime, latest: datetime) -> bool:
     """Whether the text says a time of day between ``earliest`` and ``latest`` (whole
     minutes, either end included), in 24- or 12-hour form."""
     minute = earliest.replace(second=0, microsecond=0)
-    said = clock_times(text, earliest.year)
     while minute <= latest:
+        # At 20:26 in 2026 Whisper hears "2026, 2026" and keeps one: then the year is the time.
+        year = None if minute.strftime("%H%M") == str(minute.year) else minute.year
+        said = clock_times(text, year)
         if (minute.hour, minute.minute) in said or (minute.hour % 12 or 12, minute.minute) in said:
             return True
         minute += timedelta(minutes=1)

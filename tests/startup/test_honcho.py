@@ -25,9 +25,9 @@ from tests.helpers.soundcard import SoundCard
 
 HONCHO = Path(sys.executable).parent / "honcho"
 NAMES = [process.name for process in read_procfile(ROOT / "Procfile")]
-STOP_WITHIN = 5.0
-"""honcho sends SIGKILL 5 s after SIGTERM (systemd's units wait as long): a process still
-there by then did not stop on its own."""
+STOP_WITHIN = 4.0
+"""A couple of seconds, with room for a busy machine; honcho sends SIGKILL 5 s after SIGTERM
+(systemd's units wait as long), so a process still there by then did not stop on its own."""
 
 
 @pytest.fixture(scope="module")
@@ -103,10 +103,11 @@ def test_honcho_starts_every_process_and_a_signal_stops_them_all(
             pids = asyncio.run(wait_all_ready(config_folder, honcho, log))
             signalled = time.monotonic()
             honcho.send_signal(signum)
-            honcho.wait(STOP_WITHIN + 5)
             while any(running(pid) for pid in pids.values()):
-                assert time.monotonic() - signalled < STOP_WITHIN, log.read_text()[-3000:]
+                late = [name for name, pid in pids.items() if running(pid)]
+                assert time.monotonic() - signalled < STOP_WITHIN, (late, log.read_text()[-3000:])
                 time.sleep(0.05)  # polling /proc for the processes to be gone, with a deadline
+            honcho.wait(10)
         finally:
             if honcho.poll() is None:
                 os.killpg(honcho.pid, signal.SIGKILL)
@@ -117,7 +118,8 @@ def test_honcho_starts_every_process_and_a_signal_stops_them_all(
     output = log.read_text()
     assert sorted(pids) == sorted(NAMES)
     for name in NAMES:  # each stopped on its own, not killed
-        assert f"{name}.1 " in output and f"{name}: stopped" in output, (name, output[-3000:])
+        own = "\n".join(line for line in output.splitlines() if f" {name}.1 " in line)
+        assert f"{name}: stopped" in own, f"{name} did not stop by itself:\n{own[-4000:]}"
     assert "SIGKILL" not in output and "Traceback" not in output, output[-3000:]
 
 
