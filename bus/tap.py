@@ -8,6 +8,7 @@ import dataclasses
 import json
 import sys
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from bus.client import Bus
@@ -67,9 +68,9 @@ def format_invalid(frames: list[bytes], error: DecodeError, as_json: bool) -> st
 class LivenessLines:
     """A line when a service comes up, restarts, or goes down (three heartbeats missed)."""
 
-    def __init__(self, as_json: bool) -> None:
+    def __init__(self, as_json: bool, clock: Callable[[], float] = time.monotonic) -> None:
         self.as_json = as_json
-        self.liveness = Liveness()
+        self.liveness = Liveness(clock)
         self.down: set[str] = set()
 
     def saw(self, beat: Heartbeat) -> list[str]:

@@ -57,11 +57,12 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
         # Asked at once (a fast answer needs no heartbeat); nobody beating in time is an error.
         loop = asyncio.get_running_loop()
         absent_after = loop.time() + 3 * config.bus.heartbeat + 0.5
+        seen = False  # once it was seen, its loss is request_watched's to report
         try:
             while not answer.done():
                 await asyncio.wait({answer}, timeout=0.1)
-                nobody = liveness.working_pid("dialogue") is None
-                if not answer.done() and nobody and loop.time() > absent_after:
+                seen = seen or liveness.working_pid("dialogue") is not None
+                if not answer.done() and not seen and loop.time() > absent_after:
                     print(
                         "ask: no dialogue service on the bus: start it (`honcho start`, or "
                         "`python -m services.dialogue`)",

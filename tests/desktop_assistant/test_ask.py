@@ -97,3 +97,19 @@ def test_without_a_broker_it_says_so(config_folder: ConfigFolder) -> None:
 def test_an_empty_question_is_refused(config_folder: ConfigFolder) -> None:
     done = ask(config_folder, "  ")
     assert done.returncode == 2 and "empty" in done.stderr
+
+
+def test_a_dialogue_that_dies_while_answering_is_an_error_at_once(
+    dialogue: Process, config_folder: ConfigFolder, llm: ScriptedLLM
+) -> None:
+    llm.script({"stream": [{"gate": "held"}, *c.text("Too late.")["stream"]]})
+    asking = subprocess.Popen(
+        [sys.executable, "-m", "desktop_assistant", "ask", "Hi", *config_folder.args()],
+        cwd=ROOT, env=python_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    llm.wait_requests(1, timeout=30)
+    dialogue.kill()
+    out, err = asking.communicate(timeout=30)  # not the 120 s of [brain] timeout
+    llm.gate("held").set()
+    assert asking.returncode == 3, err
+    assert "the dialogue service sent no heartbeat" in err and "ask again" in err
