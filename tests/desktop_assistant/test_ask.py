@@ -112,4 +112,8 @@ def test_a_dialogue_that_dies_while_answering_is_an_error_at_once(
     out, err = asking.communicate(timeout=30)  # not the 120 s of [brain] timeout
     llm.gate("held").set()
     assert asking.returncode == 3, err
-    assert "the dialogue service sent no heartbeat" in err and "ask again" in err
+    # Killed before the CLI heard its first heartbeat (a loaded machine), the dialogue
+    # counts as never seen; either way the CLI gives up at once instead of waiting.
+    assert ("the dialogue service sent no heartbeat" in err and "ask again" in err) or (
+        "no dialogue service on the bus" in err
+    )
