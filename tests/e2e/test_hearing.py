@@ -20,6 +20,7 @@ from tests.helpers.hearing import clock_times, says_time
         ("It is twenty-three forty-five.", (23, 45)),
         ("It's 0905.", (9, 5)),
         ("It is Monday 30 November 2026, 009, 009.", (9, 9)),
+        ("It is Monday 30 November 2026, 12 or 25", (12, 25)),
     ],
 )
 def test_clock_times_as_whisper_writes_them(heard: str, time: tuple[int, int]) -> None:

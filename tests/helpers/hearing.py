@@ -120,6 +120,8 @@ def _numbers(text: str) -> list[str]:
     for token in tokens:
         if token in ("oh", "o"):
             out.append("0")
+        elif token == "or" and out and out[-1].isdigit():
+            continue  # Kokoro's "12:25" glides; Whisper has written "12 or 25"
         elif token in _TENS:
             out.append(str(_TENS[token]))
         elif token in _UNITS:
@@ -135,7 +137,7 @@ def _numbers(text: str) -> list[str]:
 
 def clock_times(text: str, year: int | None = None) -> set[tuple[int, int]]:
     """Every ``(hour, minute)`` the text may be saying: ``10:17``, ``10.17``, ``1017``,
-    ``10 17``, ``009, 009``, ``ten seventeen``, ``nine oh five``. The ``year`` is not read
+    ``10 17``, ``12 or 25``, ``009, 009``, ``ten seventeen``, ``nine oh five``. The ``year`` is not read
     as a time."""
     tokens = [t for t in _numbers(text) if t != str(year)]
     found: set[tuple[int, int]] = set()
