@@ -61,6 +61,10 @@ class WhisperConfig(Table):
     """CPU threads of the embedded backend."""
     beam_size: int = Field(1, ge=1)
     """Beam size of the embedded backend (1 = greedy, as accurate here and faster)."""
+    window: float = Field(10.0, ge=2.0, le=30.0)
+    """Seconds of audio the embedded model's encoder sees at least (and 4 s more than the
+    utterance); Whisper's own window is 30 s, mostly padding for a question, and 30 means
+    always that. Needs a known language (an English-only model, or ``language``)."""
     speculative: bool = True
     """Transcribe the partial utterance while the end-of-speech window runs, and publish
     that transcript the moment the window closes when the audio did not change."""
@@ -135,6 +139,9 @@ class DialogueConfig(Table):
     """Messages of conversation kept per session."""
     lang: str = "en"
     """Language of text turns when none is given."""
+    speculative: bool = True
+    """Start a voice turn's first LLM round on the STT's guess while the end-of-speech
+    window runs; the audio side plays it only once the final transcript confirms it."""
 
 
 class ToolsConfig(Table):
