@@ -20,6 +20,8 @@ from bus.messages import (
     Reply,
     Say,
     Speaking,
+    Speculation,
+    SpeculativeTranscript,
     SpeechEnded,
     ToolCall,
     ToolResult,
@@ -53,6 +55,8 @@ class TurnTrace:
     spoke: bool = False
     error: str | None = None
     last_seen: float = dataclasses.field(default_factory=time.monotonic)
+    held: dict[str, float] = dataclasses.field(default_factory=dict)
+    """Stages of speculative work, marked only once the speculation is confirmed."""
 
     def mark(self, stage: str, ts: float) -> None:
         self.stages.setdefault(stage, round(ts - self.start, 3))
@@ -119,6 +123,17 @@ class TurnTracer:
                     "ok": msg.ok,
                 }
             )
+        elif isinstance(msg, SpeculativeTranscript):
+            trace.held["guess"] = msg.ts  # the latest guess is the one a confirmation means
+        elif isinstance(msg, Say) and msg.speculative:
+            trace.held.setdefault("first_say", msg.ts)
+        elif isinstance(msg, Speculation):
+            if msg.confirmed:
+                trace.spoke = trace.spoke or "first_say" in trace.held
+                for stage, ts in trace.held.items():
+                    trace.mark(stage, ts)
+            trace.held.clear()
+            trace.mark("speculation." + ("confirmed" if msg.confirmed else "dropped"), msg.ts)
         elif isinstance(msg, Say):
             trace.spoke = trace.spoke or bool(msg.text)
             trace.mark("first_say", msg.ts)

@@ -12,6 +12,8 @@ from typing import Any
 class _Session:
     exchanges: deque[tuple[str, str]]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    version: int = 0
+    """Counts the changes: an answer prepared from an older history is stale."""
 
 
 class Sessions:
@@ -53,9 +55,16 @@ class Sessions:
             out.append({"role": "assistant", "content": assistant})
         return out
 
+    def version(self, session: str) -> int:
+        return self._get(session).version
+
     def remember(self, session: str, user: str, assistant: str) -> None:
+        entry = self._get(session)
+        entry.version += 1
         if self.max_exchanges:
-            self._get(session).exchanges.append((user, assistant))
+            entry.exchanges.append((user, assistant))
 
     def clear(self, session: str) -> None:
-        self._get(session).exchanges.clear()
+        entry = self._get(session)
+        entry.version += 1
+        entry.exchanges.clear()
