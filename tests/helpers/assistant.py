@@ -64,6 +64,10 @@ class Assistant:
         self.state = self.root / "state"
         self.wav_out = self.root / "spoken"
         self.processes: dict[str, Process] = {}
+        self.started_at = 0.0
+        """``time.monotonic()`` when :meth:`start` began spawning processes."""
+        self.ready_at: dict[str, float] = {}
+        """``time.monotonic()`` when each service's current process first heartbeat ``ready``."""
         self._env = env or {}
         (self.folder / "tools").mkdir(parents=True)
         for name in tools:
@@ -106,6 +110,7 @@ class Assistant:
         if self.card:
             self.card.start()
         self.llm.start()
+        self.started_at = time.monotonic()
         self.start_broker()
         for name in self.services:
             self.start_service(name)
@@ -145,8 +150,9 @@ class Assistant:
                 msg = await bus.recv(timeout=0.5)
                 if isinstance(msg, Heartbeat) and msg.state == "ready":
                     proc = self.processes.get(msg.service)
-                    if proc is not None and proc.pid == msg.pid:
+                    if proc is not None and proc.pid == msg.pid and msg.service in waiting:
                         waiting.discard(msg.service)
+                        self.ready_at[msg.service] = time.monotonic()
         finally:
             await bus.close()
 
