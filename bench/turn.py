@@ -1,7 +1,8 @@
 """Benchmark: voice-to-voice latency of the whole assistant, stage by stage.
 
-    python -m bench.turn [--windows 0.5,0.8] [--runs 2] [--set TABLE.KEY=VALUE ...]
-                         [--json FILE] [--plot FILE.png] [--label NAME]
+    python -m bench.turn [--windows 0.5,0.8] [--runs 2] [--rounds 1]
+                         [--set TABLE.KEY=VALUE ...] [--variant NAME:TABLE.KEY=VALUE,... ...]
+                         [--json FILE] [--plot FILE.png] [--replot FILE.json ...]
 
 Every Procfile service runs as its own process (``tests/helpers/assistant.py``)
 with the embedded models (Silero, Whisper tiny.en, Kokoro-82M int8), the
@@ -15,10 +16,13 @@ plays) and to the first sample of the answer's speech, on one clock. The bus
 messages of each turn give the stages (``bench/turn_stages.py``).
 
 For each end-of-speech window (``[vad] silence``) the assistant is started
-once (start-up time until every service reports ready, and memory per
-service are measured then), and every question is asked ``--runs`` times.
-``--set`` changes any config key for the whole run (``--set
-dialogue.speculative=false``), to measure one lever at a time.
+once per round (start-up time until every service reports ready, and
+memory per service are measured then), and every question is asked
+``--runs`` times. ``--set`` changes any config key for the whole run;
+``--variant`` names a set of changes (``--variant
+before:whisper.window=30,dialogue.speculative=false --variant after:``), and
+the variants are measured in turn, round after round, so that the load of a
+shared machine falls on all of them alike.
 """
 
 from __future__ import annotations
@@ -27,15 +31,15 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import sys
 import time
-import tomllib
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from bench.ear import Ear, hear_exchange, resample_to_ear
+from bench.processes import renice, rss_mb, wait_idle
+from bench.turn_config import config_text, merge, parse_settings, parse_variant
 from bench.turn_stages import TurnRecord, summarize
 from bus.messages import Speaking, SpeechStarted, TraceMark
 from services.speaker.pcm import TONE_SECONDS
@@ -60,55 +64,6 @@ QUESTIONS = [
 TONE_AND_GAP = TONE_SECONDS + 0.08
 """The acknowledgement tone and the silence after it (services/speaker/pcm.py)."""
 TURN_TIMEOUT = 60.0
-
-
-def parse_settings(items: list[str]) -> dict[str, dict[str, Any]]:
-    """``["dialogue.speculative=false"]`` → ``{"dialogue": {"speculative": False}}``."""
-    tables: dict[str, dict[str, Any]] = {}
-    for item in items:
-        key, sep, raw = item.partition("=")
-        table, dot, name = key.partition(".")
-        if not sep or not dot:
-            raise SystemExit(f"--set {item!r}: expected TABLE.KEY=VALUE")
-        try:
-            value = tomllib.loads(f"v = {raw}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = raw  # a bare string
-        tables.setdefault(table, {})[name] = value
-    return tables
-
-
-def config_text(window: float, settings: dict[str, dict[str, Any]]) -> str:
-    tables = {name: dict(values) for name, values in settings.items()}
-    tables.setdefault("vad", {})["silence"] = window
-    tables.setdefault("whisper", {}).setdefault("backend", "embedded")
-    return tomli_w.dumps(tables)
-
-
-def rss_mb(pid: int) -> tuple[float, float]:
-    """RSS and PSS (shared pages divided among their users) of a process and its children."""
-    rss = pss = 0.0
-    for proc in [pid, *_children(pid)]:
-        try:
-            text = Path(f"/proc/{proc}/smaps_rollup").read_text()
-        except OSError:
-            continue
-        for line in text.splitlines():
-            if line.startswith("Rss:"):
-                rss += int(line.split()[1]) / 1024
-            elif line.startswith("Pss:"):
-                pss += int(line.split()[1]) / 1024
-    return round(rss, 1), round(pss, 1)
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return found + [g for c in found for g in _children(c)]
 
 
 class Answers:
@@ -172,15 +127,20 @@ async def run_questions(
     return records
 
 
-def bench_window(
-    window: float, settings: dict[str, dict[str, Any]], runs: int, log: Any
-) -> dict[str, Any]:
+def run_once(
+    window: float, settings: dict[str, dict[str, Any]], runs: int, nice: int, log: Any
+) -> tuple[list[TurnRecord], dict[str, Any]]:
+    """Start the assistant, ask every question ``runs`` times, measure it, stop it."""
     config = config_text(window, settings)
     toned = settings.get("audio", {}).get("ack_tone", True)
     assistant = Assistant(config=config)
     try:
         assistant.start(timeout=300)
         ready = {n: round(t - assistant.started_at, 2) for n, t in assistant.ready_at.items()}
+        if nice:
+            assert assistant.card is not None
+            renice([os.getpid(), *assistant.card.pids,
+                    *(p.pid for p in assistant.processes.values())], nice)
         assistant.llm.responder = Answers()
         records = asyncio.run(run_questions(assistant, runs, toned, log))
         memory = {name: rss_mb(proc.pid) for name, proc in assistant.processes.items()}
@@ -189,10 +149,28 @@ def bench_window(
         raise
     finally:
         assistant.close()
+    return records, {"config": config, "ready": ready, "memory": memory, "nice": nice,
+                     "load_average": [round(x, 2) for x in os.getloadavg()]}
+
+
+def result_of(
+    label: str, window: float, records: list[TurnRecord], starts: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Every round of one (variant, window), as one result."""
+    ready = {name: statistics.median(s["ready"][name] for s in starts)
+             for name in starts[0]["ready"]}
+    memory = {name: tuple(statistics.median(s["memory"][name][k] for s in starts) for k in (0, 1))
+              for name in starts[0]["memory"]}
     return {
+        "label": label,
         "window": window,
-        "config": config,
-        "startup_s": {"services": ready, "all": max(ready.values())},
+        "config": starts[0]["config"],
+        "rounds": len(starts),
+        "nice": starts[0]["nice"],
+        "busy_before_percent": [s.get("busy_before") for s in starts],
+        "load_average": [s["load_average"] for s in starts],
+        "startup_s": {"services": ready, "all": max(ready.values()),
+                      "all_each_round": [max(s["ready"].values()) for s in starts]},
         "memory_mb": {
             "services": {n: {"rss": r, "pss": p} for n, (r, p) in memory.items()},
             "rss_total": round(sum(r for r, _ in memory.values())),
@@ -208,24 +186,37 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--windows", default="0.5,0.8",
                         help="end-of-speech windows to measure, seconds (default 0.5,0.8)")
-    parser.add_argument("--runs", type=int, default=2, help="times each question is asked")
-    parser.add_argument("--set", action="append", default=[], metavar="TABLE.KEY=VALUE")
-    parser.add_argument("--label", default="", help="a name for this run in the JSON and plot")
+    parser.add_argument("--runs", type=int, default=2,
+                        help="times each question is asked per start (default 2)")
+    parser.add_argument("--set", action="append", default=[], metavar="TABLE.KEY=VALUE",
+                        help="a config change for every variant")
+    parser.add_argument("--variant", action="append", default=[],
+                        metavar="NAME:TABLE.KEY=VALUE,...",
+                        help="a named set of config changes, measured side by side with the "
+                        "others (default: one variant, 'run')")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="start every (variant, window) this many times, interleaved, so "
+                        "that a changing load on the machine hits all of them alike")
+    parser.add_argument("--nice", type=int, default=0,
+                        help="once started, run the assistant, the sound server and this "
+                        "benchmark at this niceness (negative needs root): on a machine "
+                        "shared with other work, -10 stands for an otherwise idle one")
+    parser.add_argument("--wait-idle", type=float, default=0, metavar="PERCENT",
+                        help="before each start, wait (up to 15 min) until the CPUs are less "
+                        "than PERCENT busy: figures from a machine that other work keeps "
+                        "busy say little")
     parser.add_argument("--json", type=Path, help="write every figure and turn here")
     parser.add_argument("--plot", type=Path, help="write the per-stage plot (PNG) here")
+    parser.add_argument("--replot", type=Path, nargs="+", metavar="JSON",
+                        help="only plot (and print) results written earlier by --json")
     args = parser.parse_args()
-    os.environ.setdefault("XDG_CACHE_HOME", str(CACHE))
-    settings = parse_settings(args.set)
-    windows = [float(w) for w in args.windows.split(",")]
-    results = []
-    for window in windows:
-        print(f"window {window} s {args.set}", file=sys.stderr, flush=True)
-        result = bench_window(window, settings, args.runs, sys.stderr)
-        result["label"] = args.label
-        result["load_average"] = [round(x, 2) for x in os.getloadavg()]
-        results.append(result)
+    if args.replot:
+        results = [r for path in args.replot for r in json.loads(path.read_text())]
+    else:
+        results = measure(args)
+    for result in results:
         print_result(result)
-    if args.json:
+    if args.json and not args.replot:
         args.json.write_text(json.dumps(results, indent=1))
     if args.plot:
         from bench.turn_plot import plot
@@ -233,10 +224,33 @@ def main() -> None:
         plot(results, args.plot)
 
 
+def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
+    os.environ.setdefault("XDG_CACHE_HOME", str(CACHE))
+    common = parse_settings(args.set)
+    variants = [parse_variant(v) for v in args.variant] or [("run", {})]
+    windows = [float(w) for w in args.windows.split(",")]
+    records: dict[tuple[str, float], list[TurnRecord]] = {}
+    starts: dict[tuple[str, float], list[dict[str, Any]]] = {}
+    for number in range(args.rounds):
+        for window in windows:
+            for name, changes in variants:
+                settings = merge(common, changes)
+                print(f"round {number + 1}, window {window} s, {name}: {settings}",
+                      file=sys.stderr, flush=True)
+                busy = wait_idle(args.wait_idle, 900) if args.wait_idle else None
+                got, start = run_once(window, settings, args.runs, args.nice, sys.stderr)
+                start["busy_before"] = busy
+                records.setdefault((name, window), []).extend(got)
+                starts.setdefault((name, window), []).append(start)
+    return [result_of(name, window, records[name, window], starts[name, window])
+            for window in windows for name, _ in variants]
+
+
 def print_result(result: dict[str, Any]) -> None:
     summary = result["summary"]
-    print(f"\n== {result['label'] or 'run'}: window {result['window']} s, "
-          f"{summary['turns']} turns, load average {result['load_average']}")
+    print(f"\n== {result['label']}: window {result['window']} s, {summary['turns']} turns "
+          f"({summary['speculative_turns']} answered from the guess), "
+          f"load average after each start {result['load_average']}")
     for name, row in summary["totals"].items():
         print(f"  {name:<34} p50 {row['p50']:.3f} s   p95 {row['p95']:.3f} s")
     print("  critical path, median seconds:")

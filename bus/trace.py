@@ -49,7 +49,8 @@ class TurnTrace:
     turn: str
     start: float
     text: str = ""
-    stages: dict[str, float] = dataclasses.field(default_factory=dict)
+    times: dict[str, float] = dataclasses.field(default_factory=dict)
+    """Epoch time of each stage (the first time it was marked)."""
     tools: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     replied: bool = False
     spoke: bool = False
@@ -59,7 +60,12 @@ class TurnTrace:
     """Stages of speculative work, marked only once the speculation is confirmed."""
 
     def mark(self, stage: str, ts: float) -> None:
-        self.stages.setdefault(stage, round(ts - self.start, 3))
+        self.times.setdefault(stage, ts)
+
+    @property
+    def stages(self) -> dict[str, float]:
+        """Seconds from the start (the end of speech, as last known) to each stage."""
+        return {stage: round(ts - self.start, 3) for stage, ts in self.times.items()}
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -147,7 +153,7 @@ class TurnTracer:
             trace.replied = True
             trace.error = msg.error
             trace.mark("reply", msg.ts)
-            return not trace.spoke or "audio_done" in trace.stages
+            return not trace.spoke or "audio_done" in trace.times
         return False
 
     def _expire(self) -> list[TurnTrace]:

@@ -46,9 +46,10 @@ def split_clauses(text: str) -> list[Piece]:
     return pieces
 
 
-def limit_for(queued_seconds: float) -> int:
-    """How long the next piece may be so it is ready before the queued audio runs out."""
-    return max(MIN_LIMIT, min(MAX_CHARS, int(queued_seconds * CHARS_PER_QUEUED_SECOND)))
+def limit_for(queued_seconds: float, shortest: int = MIN_LIMIT) -> int:
+    """How long the next piece may be so it is ready before the queued audio runs out;
+    ``shortest`` when nothing is queued (the first piece of a reply)."""
+    return max(shortest, min(MAX_CHARS, int(queued_seconds * CHARS_PER_QUEUED_SECOND)))
 
 
 def cut_piece(piece: Piece, limit: int) -> tuple[Piece, Piece | None]:

@@ -19,7 +19,6 @@ from bus.messages import (
     Speaking,
     Speculation,
     Spoken,
-    TraceMark,
     VolumeCommand,
     VolumeState,
 )
@@ -31,6 +30,7 @@ from services.speaker.pcm import ack_tone, seconds_of, to_pcm16
 from services.speaker.playback import PlaybackEvent, PlaybackQueue, Segment
 from services.speaker.recording import TurnRecorder
 from services.speaker.synthesis import Job, Line, LineEnd, SynthesisWorker, Synthesizer, TurnEnd
+from services.speaker.tracing import trace_start
 from services.speaker.turns import Turns
 from services.speaker.volume import Volume
 
@@ -81,6 +81,7 @@ class Speaker:
             self.playback,
             done=lambda segments: in_loop(self._job_done, segments),
             failed=lambda line, error: in_loop(self._synthesis_failed, line, error),
+            shortest=self.config.audio.first_piece,
         )
         output = AudioOutput(
             self.playback,
@@ -226,7 +227,7 @@ class Speaker:
         tag, pcm = event.segment.tag, event.segment.pcm
         if event.kind == "started":
             if isinstance(tag, Line):
-                self._trace_start(tag, event)
+                trace_start(self.bus, self.turns.get(tag.turn), tag, event)
             if self._speaking is None and isinstance(tag, Line):
                 self._speaking = tag.turn
                 self.bus.publish(Speaking(speaking=True, turn=tag.turn))
@@ -245,24 +246,6 @@ class Speaker:
         elif isinstance(tag, TurnEnd) and self.recorder is not None:
             self.recorder.write(tag.turn)
         self._check_silent()
-
-    def _trace_start(self, line: Line, event: PlaybackEvent) -> None:
-        """Stamp when a turn's first sound, and its first piece of each kind, reach the device
-        (``ts`` is PortAudio's estimate of that moment), and when that piece was synthesized."""
-        state = self.turns.get(line.turn)
-        if not state.traced:
-            return
-        if not state.sounded:
-            state.sounded = True
-            self.bus.publish(TraceMark(stage="first_sound", ts=event.time, turn=line.turn))
-        if line.spoken and line.kind not in state.first_kinds:
-            state.first_kinds.add(line.kind)
-            segment = event.segment
-            self.bus.publish(
-                TraceMark(stage=f"synth_{line.kind}", detail=f"{segment.compute:.3f}",
-                          ts=segment.made, turn=line.turn)
-            )
-            self.bus.publish(TraceMark(stage=f"first_{line.kind}", ts=event.time, turn=line.turn))
 
     def _check_silent(self) -> None:
         """Report ``Speaking(False)`` once nothing is queued, synthesizing or still to come."""

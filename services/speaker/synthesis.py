@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from services.speaker.clauses import cut_piece, limit_for, split_clauses
+from services.speaker.clauses import MIN_LIMIT, cut_piece, limit_for, split_clauses
 from services.speaker.hold import Hold
 from services.speaker.pcm import Samples, silence, to_pcm16
 from services.speaker.playback import PlaybackQueue, Segment
@@ -81,8 +81,10 @@ class SynthesisWorker:
         playback: PlaybackQueue,
         done: Callable[[int], None],
         failed: Callable[[Line, str], None],
+        shortest: int = MIN_LIMIT,
     ) -> None:
         self._synth = synthesizer
+        self._shortest = shortest
         self._volume = volume
         self._playback = playback
         self._done = done
@@ -129,7 +131,7 @@ class SynthesisWorker:
                 ahead = self._playback.queued_seconds(rate)
                 if hold is not None:
                     ahead += hold.held_seconds(rate)
-                piece, rest = cut_piece(pieces.popleft(), limit_for(ahead))
+                piece, rest = cut_piece(pieces.popleft(), limit_for(ahead, self._shortest))
                 if rest is not None:
                     pieces.appendleft(rest)
                 started = time.perf_counter()
