@@ -79,9 +79,9 @@ class KokoroConfig(Table):
     """Speaking speed (espeak-ng: 175 words a minute times this)."""
     threads: int = Field(2, ge=1)
     """onnxruntime threads for one synthesis."""
-    spin: bool = True
-    """Let onnxruntime's threads spin (busy-wait) between operations: a little faster on an
-    idle machine, much slower when other programs compete for the CPU."""
+    spin: bool = False
+    """Let onnxruntime's threads spin (busy-wait) between operations: maybe a little faster
+    on an idle machine, much slower when other programs compete for the CPU."""
 
 
 class VoiceConfig(Table):
@@ -131,7 +131,7 @@ class AudioConfig(Table):
     """A short soft tone before the first piece of a reply."""
     default_lang: str = "en"
     """Voice used when the turn's language has no ``[voice.*]`` table."""
-    first_piece: int = Field(32, ge=8, le=100)
+    first_piece: int = Field(16, ge=8, le=100)
     """Characters of the shortest piece synthesized at a time: the first of a reply, or
     any piece when nothing is left to play. Shorter starts the answer sooner; longer
     sounds more natural (the voice's intonation falls at every cut)."""
