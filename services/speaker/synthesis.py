@@ -13,7 +13,7 @@ from typing import Protocol
 
 from services.speaker.clauses import MIN_LIMIT, cut_piece, limit_for, split_clauses
 from services.speaker.hold import Hold
-from services.speaker.pcm import Samples, silence, to_pcm16
+from services.speaker.pcm import Samples, silence, to_pcm16, trim_lead
 from services.speaker.playback import PlaybackQueue, Segment
 from services.speaker.volume import Volume
 
@@ -136,7 +136,7 @@ class SynthesisWorker:
                     pieces.appendleft(rest)
                 started = time.perf_counter()
                 try:
-                    samples = self._synth.synthesize(piece.text, job.line.lang)
+                    samples = trim_lead(self._synth.synthesize(piece.text, job.line.lang), rate)
                 except Exception as exc:  # bad text or a backend failure: skip this piece
                     log.error("could not synthesize %r: %s", piece.text, exc)
                     self._failed(job.line, f"{piece.text!r}: {exc}")
