@@ -212,6 +212,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.replot:
         results = [r for path in args.replot for r in json.loads(path.read_text())]
+        for result in results:  # the figures again, as this version computes them
+            turns = [TurnRecord(**turn) for turn in result["turns"]]
+            result["summary"] = summarize(turns, result["window"])
     else:
         results = measure(args)
     for result in results:

@@ -196,7 +196,11 @@ def summarize(records: list[TurnRecord], window: float) -> dict[str, Any]:
     }
     events = {key: percentiles(present(key)) for key in sorted(
         {k for r in records for k in r.times})}
+    complete = sorted((p for p in paths if p), key=lambda p: sum(step[1] for step in p))
+    median_path = complete[len(complete) // 2] if complete else []
     return {
+        "median_path": [[name, round(seconds, 4), category]
+                        for name, seconds, category in median_path],
         "turns": len(records),
         "speculative_turns": sum(r.speculative for r in records),
         "totals": {name: percentiles(values) for name, values in totals.items()},

@@ -4,6 +4,13 @@ Every stage stamps the turn id, so a turn's timeline is the messages that
 carry it: the end of speech, the transcript, the LLM's first token, each
 tool call, the first sentence to speak, the first audio played. Times are
 seconds from the end of speech (voice turns) or from the ask (text turns).
+
+An answer prepared on the STT's guess (speculation) shows its stages only
+once confirmed: ``guess`` (the guess it was built on) and ``first_say`` at
+the times they happened, often before ``transcript``; a dropped guess leaves
+only ``speculation.dropped``. The TTS adds ``first_sound`` (tone or speech)
+and ``first_answer`` at the device, and ``synth_answer`` (its first piece
+synthesized).
 """
 
 from __future__ import annotations
