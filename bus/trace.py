@@ -4,6 +4,13 @@ Every stage stamps the turn id, so a turn's timeline is the messages that
 carry it: the end of speech, the transcript, the LLM's first token, each
 tool call, the first sentence to speak, the first audio played. Times are
 seconds from the end of speech (voice turns) or from the ask (text turns).
+
+An answer prepared on the STT's guess (speculation) shows its stages only
+once confirmed: ``guess`` (the guess it was built on) and ``first_say`` at
+the times they happened, often before ``transcript``; a dropped guess leaves
+only ``speculation.dropped``. The TTS adds ``first_sound`` (tone or speech)
+and ``first_answer`` at the device, and ``synth_answer`` (its first piece
+synthesized).
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ from bus.messages import (
     Reply,
     Say,
     Speaking,
+    Speculation,
+    SpeculativeTranscript,
     SpeechEnded,
     ToolCall,
     ToolResult,
@@ -47,15 +56,23 @@ class TurnTrace:
     turn: str
     start: float
     text: str = ""
-    stages: dict[str, float] = dataclasses.field(default_factory=dict)
+    times: dict[str, float] = dataclasses.field(default_factory=dict)
+    """Epoch time of each stage (the first time it was marked)."""
     tools: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     replied: bool = False
     spoke: bool = False
     error: str | None = None
     last_seen: float = dataclasses.field(default_factory=time.monotonic)
+    held: dict[str, float] = dataclasses.field(default_factory=dict)
+    """Stages of speculative work, marked only once the speculation is confirmed."""
 
     def mark(self, stage: str, ts: float) -> None:
-        self.stages.setdefault(stage, round(ts - self.start, 3))
+        self.times.setdefault(stage, ts)
+
+    @property
+    def stages(self) -> dict[str, float]:
+        """Seconds from the start (the end of speech, as last known) to each stage."""
+        return {stage: round(ts - self.start, 3) for stage, ts in self.times.items()}
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -128,6 +145,17 @@ class TurnTracer:
                     "ok": msg.ok,
                 }
             )
+        elif isinstance(msg, SpeculativeTranscript):
+            trace.held["guess"] = msg.ts  # the latest guess is the one a confirmation means
+        elif isinstance(msg, Say) and msg.speculative:
+            trace.held.setdefault("first_say", msg.ts)
+        elif isinstance(msg, Speculation):
+            if msg.confirmed:
+                trace.spoke = trace.spoke or "first_say" in trace.held
+                for stage, ts in trace.held.items():
+                    trace.mark(stage, ts)
+            trace.held.clear()
+            trace.mark("speculation." + ("confirmed" if msg.confirmed else "dropped"), msg.ts)
         elif isinstance(msg, Say):
             trace.spoke = trace.spoke or bool(msg.text)
             trace.mark("first_say", msg.ts)
@@ -141,7 +169,7 @@ class TurnTracer:
             trace.replied = True
             trace.error = msg.error
             trace.mark("reply", msg.ts)
-            return not trace.spoke or "audio_done" in trace.stages
+            return not trace.spoke or "audio_done" in trace.times
         return False
 
     def _expire(self) -> list[TurnTrace]:

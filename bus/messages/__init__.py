@@ -12,10 +12,11 @@ from bus.messages.dialogue import (
     HistoryCleared,
     Reply,
     Say,
+    Speculation,
     TraceMark,
 )
 from bus.messages.speech import Speaking, Spoken, VolumeCommand, VolumeState
-from bus.messages.stt import Transcript
+from bus.messages.stt import SpeculativeTranscript, Transcript
 from bus.messages.system import Error, Heartbeat, Probe, TurnDropped
 from bus.messages.tools import CatalogRequest, ToolCall, ToolCatalog, ToolResult
 
@@ -32,6 +33,8 @@ __all__ = [
     "Reply",
     "Say",
     "Speaking",
+    "Speculation",
+    "SpeculativeTranscript",
     "SpeechEnded",
     "SpeechStarted",
     "Spoken",

@@ -69,6 +69,20 @@ class Say(Message):
     seq: int = 0
     final: bool = False
     """The last piece of this turn's reply (its text may be empty)."""
+    speculative: bool = False
+    """Prepared before the question was final: synthesize it, but play it only once a
+    :class:`Speculation` for the turn confirms it; drop it if that says no."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class Speculation(Message):
+    """The verdict on a turn's speculative work, once its final transcript is known."""
+
+    TOPIC = "dialogue.speculation"
+    confirmed: bool
+    """True: the speculative ``Say`` pieces are the answer: play them, and what follows.
+    False: drop them unplayed (the user went on speaking, or the text changed)."""
 
 
 @register

@@ -65,6 +65,10 @@ class WhisperConfig(Table):
     """CPU threads of the embedded backend."""
     beam_size: int = Field(1, ge=1)
     """Beam size of the embedded backend (1 = greedy, as accurate here and faster)."""
+    window: float = Field(10.0, ge=2.0, le=30.0)
+    """Seconds of audio the embedded model's encoder sees at least (and 4 s more than the
+    utterance); Whisper's own window is 30 s, mostly padding for a question, and 30 means
+    always that. Needs a known language (an English-only model, or ``language``)."""
     speculative: bool = True
     """Transcribe the partial utterance while the end-of-speech window runs, and publish
     that transcript the moment the window closes when the audio did not change."""
@@ -79,6 +83,9 @@ class KokoroConfig(Table):
     """Speaking speed (espeak-ng: 175 words a minute times this)."""
     threads: int = Field(2, ge=1)
     """onnxruntime threads for one synthesis."""
+    spin: bool = False
+    """Let onnxruntime's threads spin (busy-wait) between operations: maybe a little faster
+    on an idle machine, much slower when other programs compete for the CPU."""
 
 
 class VoiceConfig(Table):
@@ -128,6 +135,10 @@ class AudioConfig(Table):
     """A short soft tone before the first piece of a reply."""
     default_lang: str = "en"
     """Voice used when the turn's language has no ``[voice.*]`` table."""
+    first_piece: int = Field(16, ge=8, le=100)
+    """Characters of the shortest piece synthesized at a time: the first of a reply, or
+    any piece when nothing is left to play. Shorter starts the answer sooner; longer
+    sounds more natural (the voice's intonation falls at every cut)."""
 
 
 class DialogueConfig(Table):
@@ -139,6 +150,9 @@ class DialogueConfig(Table):
     """Messages of conversation kept per session."""
     lang: str = "en"
     """Language of text turns when none is given."""
+    speculative: bool = True
+    """Start a voice turn's first LLM round on the STT's guess while the end-of-speech
+    window runs; the audio side plays it only once the final transcript confirms it."""
 
 
 class ToolsConfig(Table):

@@ -15,6 +15,8 @@ from services.dialogue.history_store import HistoryStore
 class _Session:
     exchanges: deque[tuple[str, str]]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    version: int = 0
+    """Counts the changes: an answer prepared from an older history is stale."""
 
 
 class Sessions:
@@ -63,14 +65,20 @@ class Sessions:
             out.append({"role": "assistant", "content": assistant})
         return out
 
+    def version(self, session: str) -> int:
+        return self._get(session).version
+
     def remember(self, session: str, user: str, assistant: str) -> None:
+        entry = self._get(session)
+        entry.version += 1
         if self.max_exchanges:
-            exchanges = self._get(session).exchanges
-            exchanges.append((user, assistant))
-            self._save(session, list(exchanges))
+            entry.exchanges.append((user, assistant))
+            self._save(session, list(entry.exchanges))
 
     def clear(self, session: str) -> None:
-        self._get(session).exchanges.clear()
+        entry = self._get(session)
+        entry.version += 1
+        entry.exchanges.clear()
         self._save(session, [])
 
     def _save(self, session: str, exchanges: list[tuple[str, str]]) -> None:

@@ -22,6 +22,7 @@ from bus.messages import (
     Heartbeat,
     HistoryCleared,
     Reply,
+    SpeculativeTranscript,
     ToolCatalog,
     ToolResult,
     TraceMark,
@@ -33,6 +34,7 @@ from services.dialogue.history_store import HistoryStore
 from services.dialogue.llm import LLMClient
 from services.dialogue.phrases import guess_lang
 from services.dialogue.reachability import Reachability
+from services.dialogue.speculation import Prepared, Speculator, discard
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.turn import Turn, TurnRequest, TurnResult
@@ -45,6 +47,8 @@ AUDIO_FRESH = 3.0
 """Seconds since an audio output's last heartbeat for voice turns to offer ``adjust_volume``."""
 REMEMBERED_REPLIES = 512
 UNREACHABLE = ("llm-unavailable", "llm-loading")
+SPECULATION_MARGIN = 5.0
+"""Seconds a prepared answer waits beyond the longest utterance for its final transcript."""
 
 
 class DialogueService:
@@ -72,10 +76,16 @@ class DialogueService:
         self._tasks: set[asyncio.Task[None]] = set()
         self._replies: OrderedDict[str, Reply] = OrderedDict()
         self._in_flight: set[str] = set()
+        # A guess can only be confirmed by its final transcript, which comes at most an
+        # utterance's length and a window after it.
+        expire = config.vad.max_utterance + config.vad.silence + SPECULATION_MARGIN
+        self.speculator = Speculator(bus, self._speculative_turn, expire)
 
     async def run(self) -> None:
         self.bus.subscribe(
             Transcript.TOPIC,
+            SpeculativeTranscript.TOPIC,
+            Error.TOPIC,
             Ask.TOPIC,
             ClearHistory.TOPIC,
             ToolCatalog.TOPIC,
@@ -94,6 +104,7 @@ class DialogueService:
                 if msg is not None:
                     self.handle(msg)
         finally:
+            self.speculator.drop("shutting down")
             for task in self._tasks:
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -108,21 +119,54 @@ class DialogueService:
             self.toolbox.update(msg)
         elif isinstance(msg, Transcript):
             self._voice_turn(msg)
+        elif isinstance(msg, SpeculativeTranscript):
+            self._guess(msg)
+        elif isinstance(msg, Error) and msg.service == "stt" and msg.turn:
+            self.speculator.drop("the STT failed", msg.turn)  # no final transcript will come
         elif isinstance(msg, Ask):
             self._text_turn(msg)
         elif isinstance(msg, ClearHistory):
             self._spawn(self._clear(msg))
 
-    def _voice_turn(self, msg: Transcript) -> None:
+    def _voice_request(self, msg: Transcript | SpeculativeTranscript) -> TurnRequest | None:
         text = msg.text.strip()
         if not text:
             log.info("ignored an empty transcript")
-            return
+            return None
         turn = msg.turn or new_id()
         volume = any(self.liveness.alive(name, within=AUDIO_FRESH) for name in AUDIO_OUTPUTS)
         lang = msg.lang or self.config.dialogue.lang
-        request = TurnRequest(turn, turn, LOCAL_SESSION, text, lang, local=True, volume=volume)
-        self._spawn(self._turn(request))
+        return TurnRequest(turn, turn, LOCAL_SESSION, text, lang, local=True, volume=volume)
+
+    def _voice_turn(self, msg: Transcript) -> None:
+        request = self._voice_request(msg)
+        if request is None:
+            self.speculator.drop("an empty transcript", msg.turn)
+            return
+        self._spawn(self._turn(request, self.speculator.take(request, self.sessions)))
+
+    def _guess(self, msg: SpeculativeTranscript) -> None:
+        if not self.config.dialogue.speculative or msg.turn is None:
+            return
+        request = self._voice_request(msg)
+        if request is not None:
+            busy = self.sessions.lock(request.session).locked()
+            self.speculator.guess(request, busy)
+
+    def _speculative_turn(self, request: TurnRequest) -> Turn:
+        return self._new_turn(request, Waits(), speculative=True)
+
+    def _new_turn(self, request: TurnRequest, waits: Waits, speculative: bool = False) -> Turn:
+        return Turn(
+            request,
+            bus=self.bus,
+            config=self.config,
+            llm=self.llm,
+            toolbox=self.toolbox,
+            sessions=self.sessions,
+            waits=waits,
+            speculative=speculative,
+        )
 
     def _text_turn(self, msg: Ask) -> None:
         done = self._replies.get(msg.request_id)
@@ -161,23 +205,22 @@ class DialogueService:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _turn(self, request: TurnRequest) -> None:
+    async def _turn(self, request: TurnRequest, prepared: Prepared | None = None) -> None:
         self._in_flight.add(request.request_id)
-        waits = Waits()
+        waits = prepared.turn.waits if prepared is not None else Waits()
         lock = self.sessions.lock(request.session)
         try:
             with waits.waiting("queue"):
                 await lock.acquire()
             try:
-                result = await Turn(
-                    request,
-                    bus=self.bus,
-                    config=self.config,
-                    llm=self.llm,
-                    toolbox=self.toolbox,
-                    sessions=self.sessions,
-                    waits=waits,
-                ).run()
+                if prepared is not None and not prepared.answers(request, self.sessions):
+                    discard(self.bus, prepared, "the history changed meanwhile")
+                    prepared = None
+                if prepared is not None:
+                    prepared.turn.confirm()
+                    result = await prepared.turn.run(prepared.task)
+                else:
+                    result = await self._new_turn(request, waits).run()
                 await self.sessions.saved(request.session)
             finally:
                 lock.release()

@@ -13,11 +13,13 @@ from bus.messages import Control, Say
 
 
 class Speech:
-    def __init__(self, bus: Bus, turn: str, lang: str, local: bool) -> None:
+    def __init__(self, bus: Bus, turn: str, lang: str, local: bool, speculative: bool = False):
         self._bus = bus
         self.turn = turn
         self.lang = lang
         self.local = local
+        self.speculative = speculative
+        """Pieces are sent as speculative (held by the audio side) until this turns False."""
         self.seq = 0
         self.finished = False
 
@@ -38,6 +40,7 @@ class Speech:
         if not self.local:
             return
         self._bus.publish(
-            Say(text=text, lang=self.lang, kind=kind, seq=self.seq, final=final, turn=self.turn)
+            Say(text=text, lang=self.lang, kind=kind, seq=self.seq, final=final, turn=self.turn,
+                speculative=self.speculative)
         )
         self.seq += 1

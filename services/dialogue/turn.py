@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 
 from bus.client import Bus
-from bus.messages import Error, TraceMark
+from bus.messages import Error, Speculation, TraceMark
 from desktop_assistant.config import Config
 from services.dialogue.history import Sessions
 from services.dialogue.llm import LLMClient, LLMError
@@ -63,6 +64,7 @@ class Turn:
         toolbox: Toolbox,
         sessions: Sessions,
         waits: Waits,
+        speculative: bool = False,
     ) -> None:
         self.req = req
         self.bus, self.config, self.llm, self.toolbox, self.sessions = (
@@ -72,7 +74,17 @@ class Turn:
             toolbox,
             sessions,
         )
-        self.speech = Speech(bus, req.turn, req.lang, req.local)
+        self.speech = Speech(bus, req.turn, req.lang, req.local, speculative)
+        self.held_marks: list[TraceMark] | None = [] if speculative else None
+        """Trace marks of a speculative turn, published (with their times) if it is confirmed."""
+        self.version = sessions.version(req.session)
+        """The history this turn's answer is built on."""
+        self.messages: list[dict[str, Any]] = [
+            {"role": "system", "content": config.system},
+            *sessions.messages(req.session),
+            {"role": "user", "content": req.text},
+        ]
+        self.tools = toolbox.offered(req.volume)
         self.splitter = SentenceSplitter()
         self.waits = waits
         self.answer: list[str] = []
@@ -81,21 +93,21 @@ class Turn:
         self.announced = False
         self.ids: set[str] = set()
 
-    async def run(self) -> TurnResult:
+    async def first_round(self) -> Round:
+        """The first LLM round: all of a turn that may run before its question is final. It
+        speaks as the text streams and returns the tool calls without running any."""
+        return await self._round(0)
+
+    async def run(self, first: Awaitable[Round] | None = None) -> TurnResult:
+        """The whole turn; ``first``: its first round, already started (a speculation)."""
         req = self.req
-        messages: list[dict[str, Any]] = [
-            {"role": "system", "content": self.config.system},
-            *self.sessions.messages(req.session),
-            {"role": "user", "content": req.text},
-        ]
-        tools = self.toolbox.offered(req.volume)
         try:
-            for number in range(self.config.tool_rounds + 1):
-                offer = tools if tools and number < self.config.tool_rounds else None
-                result = await self._round(messages, offer, number)
-                if not result.calls:
-                    break
-                await self._use_tools(messages, result)
+            result = await (first if first is not None else self.first_round())
+            number = 0
+            while result.calls and number < self.config.tool_rounds:
+                await self._use_tools(self.messages, result)
+                number += 1
+                result = await self._round(number)
         except LLMError as exc:
             return self._failed(exc.code, exc.detail)
         except Exception as exc:  # a bug must cost one answer, not the service
@@ -105,9 +117,19 @@ class Turn:
         self.sessions.remember(req.session, req.text, conversation)
         return TurnResult(conversation, self.controls, self.error, self.waits)
 
-    async def _round(
-        self, messages: list[dict[str, Any]], offer: list[dict[str, Any]] | None, number: int
-    ) -> Round:
+    def confirm(self) -> None:
+        """The question is final and the same: the audio side may play what it holds, and
+        the pieces from now on are for real; the held trace marks go out (with their times)."""
+        self.speech.speculative = False
+        for mark in self.held_marks or []:
+            self.bus.publish(mark)
+        self.held_marks = None
+        self.bus.publish(Speculation(confirmed=True, turn=self.req.turn))
+
+    async def _round(self, number: int) -> Round:
+        messages = self.messages
+        tools = self.tools
+        offer = tools if tools and number < self.config.tool_rounds else None
         self._mark("llm.request", f"round {number}")
         assembler = ToolCallAssembler(self.ids)
         parts: list[str] = []
@@ -210,4 +232,8 @@ class Turn:
         return TurnResult(text, self.controls, code, self.waits)
 
     def _mark(self, stage: str, detail: str = "") -> None:
-        self.bus.publish(TraceMark(stage=stage, detail=detail, turn=self.req.turn))
+        mark = TraceMark(stage=stage, detail=detail, turn=self.req.turn)
+        if self.held_marks is not None:
+            self.held_marks.append(mark)
+        else:
+            self.bus.publish(mark)

@@ -11,13 +11,21 @@ SENTENCE_PAUSE = 0.25
 CLAUSE_PAUSE = 0.1
 MAX_CHARS = 100
 """A clause longer than this is cut at a space (synthesis time grows with length)."""
-MIN_LIMIT = 32
-"""The shortest limit :func:`limit_for` gives: a listener is waiting for this piece."""
+MIN_LIMIT = 16
+"""The shortest limit :func:`limit_for` gives: a listener is waiting for this piece (the
+default of ``[audio] first_piece``)."""
 CHARS_PER_QUEUED_SECOND = 20
 """Text that can be synthesized while one second of queued audio plays, with a margin
 (speech is ~15 characters a second; Kokoro's real-time factor ~0.5 here, more under load)."""
 MIN_CHARS = 8
 """A shorter fragment (``Well,``) joins the next one: alone it would sound clipped."""
+PHRASE_STARTS = frozenset(
+    """of in on at to for with from by about into over under after before and but or so
+    because than that which who when where while if
+    di da con su per tra fra ed ma che perché quando mentre se come""".split()
+)
+"""Prepositions and conjunctions (English, Italian): a piece cut before one of them ends where
+a speaker could pause ("The capital | of Australia is Canberra"), not inside a phrase."""
 
 # ASCII marks only count before whitespace ("3.5", "e.g.x" stay whole); CJK marks always.
 _BOUNDARY = re.compile(r"(?<=[.!?…,;:])\s+|(?<=[。！？、，；：])\s*")
@@ -46,9 +54,10 @@ def split_clauses(text: str) -> list[Piece]:
     return pieces
 
 
-def limit_for(queued_seconds: float) -> int:
-    """How long the next piece may be so it is ready before the queued audio runs out."""
-    return max(MIN_LIMIT, min(MAX_CHARS, int(queued_seconds * CHARS_PER_QUEUED_SECOND)))
+def limit_for(queued_seconds: float, shortest: int = MIN_LIMIT) -> int:
+    """How long the next piece may be so it is ready before the queued audio runs out;
+    ``shortest`` when nothing is queued (the first piece of a reply)."""
+    return max(shortest, min(MAX_CHARS, int(queued_seconds * CHARS_PER_QUEUED_SECOND)))
 
 
 def cut_piece(piece: Piece, limit: int) -> tuple[Piece, Piece | None]:
@@ -74,11 +83,22 @@ def _cut_long(text: str) -> list[str]:
 
 
 def _cut_at_space(text: str, limit: int) -> tuple[str, str]:
-    """The head of ``text`` up to the last space before ``limit``, and the rest."""
-    cut = text.rfind(" ", limit // 2, limit)
-    if cut < 0:
+    """The head of ``text`` up to a space before ``limit``, and the rest: the last space
+    before a word that starts a phrase ("in the morning", "with a light wind") if there is
+    one in the second half, else the last space."""
+    spaces = [i for i in range(limit // 2, min(limit, len(text))) if text[i] == " "]
+    starts = [i for i in spaces if _next_word(text, i) in PHRASE_STARTS]
+    if starts:
+        cut = starts[-1]
+    elif spaces:
+        cut = spaces[-1]
+    else:
         cut = limit  # no space (Japanese without 、): cut anyway
     return text[:cut].strip(), text[cut:].strip()
+
+
+def _next_word(text: str, space: int) -> str:
+    return text[space + 1 :].split(" ", 1)[0].strip(".,;:!?\"'").lower()
 
 
 def _pause_after(text: str) -> float:

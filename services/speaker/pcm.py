@@ -19,6 +19,20 @@ def to_pcm16(samples: Samples, volume: float) -> bytes:
     return (scaled * 32767.0).astype("<i2").tobytes()
 
 
+LEAD_FLOOR = 0.002
+"""-54 dBFS: quieter samples at the start of a synthesized piece are silence."""
+LEAD_KEEP = 0.005
+"""Seconds of that silence kept before the first sound (no click, no clipped onset)."""
+
+
+def trim_lead(samples: Samples, rate: int) -> Samples:
+    """Drop the silence a synthesizer puts before the first sound (Kokoro: 25-50 ms), which
+    would otherwise come on top of every reply's latency."""
+    loud = np.flatnonzero(np.abs(samples) > LEAD_FLOOR)
+    start = int(loud[0]) - round(LEAD_KEEP * rate) if loud.size else 0
+    return samples[start:] if start > 0 else samples
+
+
 def silence(seconds: float, rate: int) -> bytes:
     return bytes(2 * int(round(seconds * rate)))
 

@@ -15,6 +15,10 @@ class Segment:
     """PCM16 mono at the output's rate; empty for a marker (an end of line or turn)."""
     tag: Any
     """Handed back in the segment's events, so the service knows what was played."""
+    made: float = 0.0
+    """Epoch seconds when its audio was ready (synthesized); 0 for markers and the tone."""
+    compute: float = 0.0
+    """Seconds its synthesis took."""
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,25 @@ from pathlib import Path
 
 from bus.client import Bus
 from bus.message import Message
-from bus.messages import Control, Error, Say, Speaking, Spoken, VolumeCommand, VolumeState
+from bus.messages import (
+    Control,
+    Error,
+    Say,
+    Speaking,
+    Speculation,
+    Spoken,
+    VolumeCommand,
+    VolumeState,
+)
 from desktop_assistant.config import Config
 from services.speaker.control import apply_controls
+from services.speaker.hold import Hold
 from services.speaker.output import AudioOutput
-from services.speaker.pcm import ack_tone, seconds_of
-from services.speaker.playback import PlaybackEvent, PlaybackQueue
+from services.speaker.pcm import ack_tone, seconds_of, to_pcm16
+from services.speaker.playback import PlaybackEvent, PlaybackQueue, Segment
 from services.speaker.recording import TurnRecorder
 from services.speaker.synthesis import Job, Line, LineEnd, SynthesisWorker, Synthesizer, TurnEnd
+from services.speaker.tracing import trace_start
 from services.speaker.turns import Turns
 from services.speaker.volume import Volume
 
@@ -29,6 +40,9 @@ TONED_KINDS = frozenset({"answer", "announce", "error"})
 """Kinds whose first piece in a turn is preceded by the acknowledgement tone."""
 OPEN_TURN_GRACE = 5.0
 """Seconds of silence after which a turn whose final piece never came stops counting."""
+HOLD_LIMIT = 60.0
+"""Seconds speculative pieces wait for a verdict before they are dropped (a dialogue that died
+between its guess and the final transcript must not leave audio held for ever)."""
 
 
 class Speaker:
@@ -67,6 +81,7 @@ class Speaker:
             self.playback,
             done=lambda segments: in_loop(self._job_done, segments),
             failed=lambda line, error: in_loop(self._synthesis_failed, line, error),
+            shortest=self.config.audio.first_piece,
         )
         output = AudioOutput(
             self.playback,
@@ -78,7 +93,7 @@ class Speaker:
             target=self._pump_events, args=(in_loop,), name="playback-events", daemon=True
         )
         self.worker = worker
-        self.bus.subscribe(Say.TOPIC, Control.TOPIC, VolumeCommand.TOPIC)
+        self.bus.subscribe(Say.TOPIC, Control.TOPIC, VolumeCommand.TOPIC, Speculation.TOPIC)
         await self.bus.wait_connected()  # our subscriptions are in place before "ready"
         worker.start()
         pump.start()
@@ -107,6 +122,8 @@ class Speaker:
             self._control(msg)
         elif isinstance(msg, VolumeCommand):
             self._volume_command(msg)
+        elif isinstance(msg, Speculation) and msg.turn is not None:
+            self._verdict(msg.turn, msg.confirmed)
 
     def _control(self, msg: Control) -> None:
         state = self.turns.get(msg.turn or msg.id)
@@ -130,10 +147,15 @@ class Speaker:
     def _say(self, msg: Say) -> None:
         turn = msg.turn or msg.id  # a Say without a turn is a turn of its own
         state = self.turns.get(turn)
-        if state.ended:
+        speculative = msg.speculative and msg.turn is not None
+        held = state.hold is not None and state.hold.state == "held"
+        if state.ended and (speculative or not held):
+            # (A piece for real while speculative ones wait replaces them, final one and all.)
             log.info("turn %s: a piece after the final one, not spoken: %r", turn, msg.text[:60])
             return
+        hold = self._hold_for(turn, speculative)  # (may drop held pieces: before ``ended``)
         state.ended = msg.final
+        state.traced = state.traced or msg.turn is not None
         text, lang = msg.text, msg.lang
         if msg.kind == "answer" and state.override is not None:
             # The brain could not know the volume was already at its limit: its words go.
@@ -142,13 +164,55 @@ class Speaker:
         if text.strip():
             if self.tone is not None and not state.toned and msg.kind in TONED_KINDS:
                 state.toned = True
-                self._submit(Job(line=Line(turn, "", lang, spoken=False), samples=self.tone))
-            line = Line(turn, text, lang, msg.seq)
-            self._submit(Job(line=line, markers=(LineEnd(line),)))
+                if hold is not None:
+                    state.tone_pending = True  # decided at the release
+                else:
+                    self._submit(Job(line=Line(turn, "", lang, spoken=False), samples=self.tone))
+            line = Line(turn, text, lang, msg.seq, kind=msg.kind)
+            self._submit(Job(line=line, markers=(LineEnd(line),), hold=hold))
             state.open = True
         if (msg.final or msg.turn is None) and state.open:
             state.open = False
-            self._submit(Job(markers=(TurnEnd(turn),)))
+            self._submit(Job(markers=(TurnEnd(turn),), hold=hold))
+
+    def _hold_for(self, turn: str, speculative: bool) -> Hold | None:
+        """The hold a piece goes to: the turn's current one for a speculative piece (a new
+        one after a verdict). A piece for real while pieces are held means someone else
+        speaks for the turn (the STT's apology): what was held is dropped."""
+        state = self.turns.get(turn)
+        held = state.hold is not None and state.hold.state == "held"
+        if speculative:
+            if not held:
+                state.hold = Hold(self.playback)
+                asyncio.get_running_loop().call_later(
+                    HOLD_LIMIT, self._verdict, turn, False, state.hold
+                )
+            return state.hold
+        if held:
+            log.warning("turn %s: a piece for real while speculative ones wait: dropping them",
+                        turn)
+            self._verdict(turn, False)
+        return None
+
+    def _verdict(self, turn: str, confirmed: bool, only: Hold | None = None) -> None:
+        """Play (``confirmed``) or drop the turn's held pieces; ``only``: if still that hold."""
+        state = self.turns.get(turn)
+        hold = state.hold
+        if hold is None or hold.state != "held" or (only is not None and hold is not only):
+            return
+        if confirmed:
+            lead = None
+            if state.tone_pending and self.tone is not None:
+                line = Line(turn, "", state.lang, spoken=False)
+                lead = Segment(to_pcm16(self.tone, self.volume.value), line)
+            state.tone_pending = False
+            self._unfinished_segments += hold.release(lead)
+            log.debug("turn %s: speculative pieces released", turn)
+            return
+        hold.drop()
+        log.info("turn %s: speculative pieces dropped", turn)
+        state.open = state.toned = state.tone_pending = state.ended = False
+        self._check_silent()
 
     def _submit(self, job: Job) -> None:
         self._pending_jobs += 1
@@ -169,6 +233,8 @@ class Speaker:
     def _on_playback(self, event: PlaybackEvent) -> None:
         tag, pcm = event.segment.tag, event.segment.pcm
         if event.kind == "started":
+            if isinstance(tag, Line):
+                trace_start(self.bus, self.turns.get(tag.turn), tag, event)
             if self._speaking is None and isinstance(tag, Line):
                 self._speaking = tag.turn
                 self.bus.publish(Speaking(speaking=True, turn=tag.turn))

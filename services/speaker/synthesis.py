@@ -11,8 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from services.speaker.clauses import cut_piece, limit_for, split_clauses
-from services.speaker.pcm import Samples, silence, to_pcm16
+from services.speaker.clauses import MIN_LIMIT, cut_piece, limit_for, split_clauses
+from services.speaker.hold import Hold
+from services.speaker.pcm import Samples, silence, to_pcm16, trim_lead
 from services.speaker.playback import PlaybackQueue, Segment
 from services.speaker.volume import Volume
 
@@ -39,6 +40,8 @@ class Line:
     seq: int = 0
     spoken: bool = True
     """Report it with ``Spoken`` once played."""
+    kind: str = "answer"
+    """The ``Say`` kind it came from (its first played piece is traced per kind)."""
     played: float = 0.0
     """Seconds played so far (updated from playback events)."""
 
@@ -60,6 +63,8 @@ class Job:
     line: Line | None = None
     samples: Samples | None = None
     markers: tuple[object, ...] = ()
+    hold: Hold | None = None
+    """Speculative: its segments wait there for the verdict instead of playing."""
 
 
 class SynthesisWorker:
@@ -76,8 +81,10 @@ class SynthesisWorker:
         playback: PlaybackQueue,
         done: Callable[[int], None],
         failed: Callable[[Line, str], None],
+        shortest: int = MIN_LIMIT,
     ) -> None:
         self._synth = synthesizer
+        self._shortest = shortest
         self._volume = volume
         self._playback = playback
         self._done = done
@@ -104,34 +111,41 @@ class SynthesisWorker:
                 self._done(len(queued))
 
     def _do(self, job: Job, queued: list[Segment]) -> None:
+        hold = job.hold
+
         def put(segment: Segment) -> None:
+            if hold is None:
+                self._playback.put(segment)
+            elif not hold.put(segment):
+                return  # held, or dropped: not the playback queue's (yet)
             queued.append(segment)
-            self._playback.put(segment)
 
         rate = self._synth.sample_rate
         if job.samples is not None and job.line is not None:
             put(Segment(to_pcm16(job.samples, self._volume.value), job.line))
         elif job.line is not None:
             pieces = deque(split_clauses(job.line.text))
-            while pieces:
+            while pieces and not (hold is not None and hold.dropped):
                 # Each piece is short enough to be ready before what is queued has played:
                 # the first of a reply is short, the next grow as audio piles up.
-                piece, rest = cut_piece(
-                    pieces.popleft(), limit_for(self._playback.queued_seconds(rate))
-                )
+                ahead = self._playback.queued_seconds(rate)
+                if hold is not None:
+                    ahead += hold.held_seconds(rate)
+                piece, rest = cut_piece(pieces.popleft(), limit_for(ahead, self._shortest))
                 if rest is not None:
                     pieces.appendleft(rest)
                 started = time.perf_counter()
                 try:
-                    samples = self._synth.synthesize(piece.text, job.line.lang)
+                    samples = trim_lead(self._synth.synthesize(piece.text, job.line.lang), rate)
                 except Exception as exc:  # bad text or a backend failure: skip this piece
                     log.error("could not synthesize %r: %s", piece.text, exc)
                     self._failed(job.line, f"{piece.text!r}: {exc}")
                     continue
+                compute = time.perf_counter() - started
                 log.debug("synthesized %r in %.3f s: %.2f s of audio", piece.text,
-                          time.perf_counter() - started, len(samples) / rate)
+                          compute, len(samples) / rate)
                 # The volume is read per piece: a control applied meanwhile is heard at once.
                 pcm = to_pcm16(samples, self._volume.value) + silence(piece.pause, rate)
-                put(Segment(pcm, job.line))
+                put(Segment(pcm, job.line, made=time.time(), compute=compute))
         for marker in job.markers:
             put(Segment(b"", marker))

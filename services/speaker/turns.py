@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from services.speaker.hold import Hold
 
 KEEP = 64
 """Recent turns remembered (a Control may come long before its first Say)."""
@@ -20,7 +22,16 @@ class TurnState:
     """Audio was queued and the final piece has not arrived yet."""
     ended: bool = False
     """The final piece has arrived: later pieces (a stage that went on after the turn was
-    declared lost) are not spoken."""
+    declared lost) are not spoken. Dropped speculative pieces take their final one along."""
+    hold: Hold | None = None
+    """Where the turn's speculative pieces wait for the dialogue's verdict."""
+    tone_pending: bool = False
+    """The tone is due when the held pieces are released (unless speech is ready by then)."""
+    traced: bool = False
+    """A real turn (its Say had a turn id): its first sounds are reported as TraceMarks."""
+    sounded: bool = False
+    first_kinds: set[str] = field(default_factory=set)
+    """Kinds whose first spoken piece has started playing."""
 
 
 class Turns:

@@ -12,12 +12,15 @@ import numpy as np
 
 from desktop_assistant.config.schema import WhisperConfig
 from services.stt.engine import Recognized, SttFailed
+from services.stt.short_window import ShortWindow
 from services.stt.text import iso_code
 
 log = logging.getLogger(__name__)
 logging.getLogger("faster_whisper").setLevel(logging.WARNING)  # one INFO line per utterance
 
 RATE = 16000
+WHOLE_WINDOW = 30.0
+"""Seconds of audio Whisper's encoder was trained on."""
 
 
 def packaged_model() -> Path:
@@ -46,13 +49,29 @@ class EmbeddedWhisper:
         self.language = None if config.language == "auto" and multilingual else config.language
         if not multilingual:
             self.language = "en"
+        self.short = (
+            ShortWindow(self.model, self.language, config.window, config.beam_size)
+            if self.language is not None and config.window < WHOLE_WINDOW
+            else None
+        )
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="whisper")
-        self.transcribe_now(bytes(2 * RATE))  # warm-up: the first real question is as fast
+        # Warm-up, both ways: the first real question is as fast as the next ones.
+        silence = np.zeros(RATE, dtype=np.float32)
+        self._whole(silence)
+        self.transcribe_now(bytes(2 * RATE))
         log.info("embedded whisper: %s loaded in %.2f s", path, time.perf_counter() - started)
 
     def transcribe_now(self, pcm: bytes) -> Recognized:
         """Transcribe 16 kHz PCM16 on the calling thread (blocks for the model's time)."""
         audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
+        if self.short is not None:
+            text = self.short.transcribe(audio)
+            if text is not None:
+                return Recognized(text, self.language)
+        return self._whole(audio)
+
+    def _whole(self, audio: np.ndarray) -> Recognized:
+        """faster-whisper as it is: 30 s windows."""
         segments, info = self.model.transcribe(
             audio,
             language=self.language,

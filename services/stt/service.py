@@ -1,10 +1,12 @@
 """The STT service's loop: utterances in, transcripts out, speculating while the window runs.
 
 A partial utterance (sent when the end-of-speech window starts) is
-transcribed at once; when the final utterance of that turn arrives with the
-same audio, that transcript is published without a second run, so the
-transcript follows the window's end almost at once. Only finals lead to a
-Transcript. Failures become an ``Error`` and a spoken apology for the turn.
+transcribed at once, and its text goes out as a ``SpeculativeTranscript``
+the moment it is known (the dialogue may prepare the answer meanwhile); when
+the final utterance of that turn arrives with the same audio, that
+transcript is published without a second run, so the transcript follows the
+window's end almost at once. Only finals lead to a Transcript. Failures
+become an ``Error`` and a spoken apology for the turn.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import time
 from dataclasses import dataclass
 
 from bus.client import Bus
-from bus.messages import Error, Say, Transcript, TurnDropped, Utterance
+from bus.messages import Error, Say, SpeculativeTranscript, Transcript, TurnDropped, Utterance
 from desktop_assistant.config.schema import Config
 from services.stt.engine import Backend, Recognized, SttFailed, SttUnavailable
 from services.stt.text import spoken_words
@@ -75,7 +77,26 @@ class SpeechToText:
         job = Job(utterance)
         job.task = asyncio.ensure_future(self._transcribe(job))
         job.task.add_done_callback(_consume)
+        job.task.add_done_callback(lambda _: self._guessed(job))
         self.jobs[utterance.turn or ""] = job
+
+    def _guessed(self, job: Job) -> None:
+        """Publish a speculative run's text, unless its final came first or it was superseded
+        (then the Transcript, or a later guess, says all there is)."""
+        u = job.utterance
+        task = job.task
+        if self.jobs.get(u.turn or "") is not job or task is None or task.cancelled():
+            return
+        if task.exception() is not None:
+            return
+        text = spoken_words(task.result().text)
+        if text:
+            self.bus.publish(
+                SpeculativeTranscript(
+                    text=text, lang=task.result().lang or self.lang, duration=u.duration,
+                    compute=job.compute, speech_end=u.speech_end, turn=u.turn,
+                )
+            )
 
     def _drop(self, job: Job) -> None:
         if job.task is not None and not job.started:

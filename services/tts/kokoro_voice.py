@@ -82,6 +82,8 @@ def open_kokoro(config: Config) -> KokoroVoice:
     options = ort.SessionOptions()
     options.intra_op_num_threads = config.kokoro.threads
     options.inter_op_num_threads = 1
+    if not config.kokoro.spin:
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         session = ort.InferenceSession(
             str(model), sess_options=options, providers=["CPUExecutionProvider"]

@@ -7,6 +7,8 @@ from bus.messages import (
     Reply,
     Say,
     Speaking,
+    Speculation,
+    SpeculativeTranscript,
     SpeechEnded,
     SpeechStarted,
     ToolCall,
@@ -74,3 +76,50 @@ def test_a_voice_turn_counts_from_the_end_of_speech_even_without_a_stamped_trans
     )
     assert done.stages == {"transcript": 0.6, "reply": 0.9}
     assert done.as_line() == f"turn {turn} 'hello': transcript 0.60s · reply 0.90s"
+
+
+def test_a_confirmed_guess_shows_its_work_from_before_the_window_closed() -> None:
+    t0, turn = 2000.0, "spec1"
+    tracer = TurnTracer()
+    messages = [
+        SpeculativeTranscript(turn=turn, ts=t0 + 0.2, text="hi", lang="en", speech_end=t0),
+        Say(turn=turn, ts=t0 + 0.25, text="Hello.", seq=0, final=True, speculative=True),
+        SpeechEnded(turn=turn, ts=t0 + 0.55, speech_end=t0, duration=1.0),
+        Transcript(turn=turn, ts=t0 + 0.56, text="hi", lang="en", speech_end=t0),
+        TraceMark(turn=turn, ts=t0 + 0.21, stage="llm.first_token"),  # held, sent on confirm
+        Speculation(turn=turn, ts=t0 + 0.57, confirmed=True),
+        Speaking(turn=turn, ts=t0 + 0.6, speaking=True),
+        Reply(turn=turn, ts=t0 + 0.58, request_id=turn, session="local", conversation="Hello."),
+    ]
+    for msg in messages:
+        assert tracer.feed(msg) == []
+    (done,) = tracer.feed(Speaking(turn=turn, ts=t0 + 1.5, speaking=False))
+    assert done.stages == {
+        "transcript": 0.56,
+        "llm.first_token": 0.21,
+        "guess": 0.2,
+        "first_say": 0.25,
+        "speculation.confirmed": 0.57,
+        "first_audio": 0.6,
+        "reply": 0.58,
+        "audio_done": 1.5,
+    }
+
+
+def test_a_dropped_guess_leaves_no_stage_but_its_drop() -> None:
+    t0, turn = 3000.0, "spec2"
+    tracer = TurnTracer()
+    messages = [
+        SpeculativeTranscript(turn=turn, ts=t0 + 0.2, text="what is", lang="en", speech_end=t0),
+        Say(turn=turn, ts=t0 + 0.25, text="What is what?", seq=0, final=True, speculative=True),
+        Speculation(turn=turn, ts=t0 + 0.9, confirmed=False),
+        Transcript(turn=turn, ts=t0 + 1.0, text="what is new", lang="en", speech_end=t0 + 0.5),
+        Say(turn=turn, ts=t0 + 1.1, text="Nothing.", seq=0, final=True),
+        Reply(turn=turn, ts=t0 + 1.1, request_id=turn, session="local", conversation="Nothing."),
+    ]
+    for msg in messages:
+        assert tracer.feed(msg) == []
+    (done,) = tracer.feed(Speaking(turn=turn, ts=t0 + 2.0, speaking=False))
+    assert "guess" not in done.stages
+    assert done.stages["first_say"] == 0.6  # the real answer's, from the final end of speech
+    assert done.stages["speculation.dropped"] == 0.4

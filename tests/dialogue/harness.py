@@ -12,7 +12,15 @@ from typing import Any, TypeVar
 from bus.client import Bus
 from bus.endpoints import Endpoints
 from bus.message import Message, new_id
-from bus.messages import Ask, Heartbeat, Reply, Say, TraceMark, Transcript
+from bus.messages import (
+    Ask,
+    Heartbeat,
+    Reply,
+    Say,
+    SpeculativeTranscript,
+    TraceMark,
+    Transcript,
+)
 from desktop_assistant.config import Config
 from services.dialogue.service import DialogueService
 from tests.helpers.llm_server import ScriptedLLM
@@ -66,6 +74,7 @@ class Harness:
         timeout: float = 10.0,
         model: str = "test-model",
         barrier: int = 1,
+        speculative: bool = True,
     ) -> None:
         self.endpoints = endpoints
         self.barrier = barrier
@@ -77,7 +86,10 @@ class Harness:
                 "system": "You are a test.",
                 "tool_rounds": tool_rounds,
                 "bus": {"pub": endpoints.pub, "sub": endpoints.sub},
-                "dialogue": {"model": model, "history": history, "timeout": timeout},
+                "dialogue": {
+                    "model": model, "history": history, "timeout": timeout,
+                    "speculative": speculative,
+                },
             }
         )
         self.seen: list[Message] = []
@@ -96,6 +108,7 @@ class Harness:
             "control.action",
             "dialogue.reply",
             "dialogue.cleared",
+            "dialogue.speculation",
             "trace.mark",
             "sys.error",
         )
@@ -142,10 +155,16 @@ class Harness:
         reply = await self.next(Reply, lambda r: r.turn == turn)
         return self.record(turn, reply)
 
-    def say(self, text: str, lang: str = "en") -> str:
+    def say(self, text: str, lang: str = "en", turn: str | None = None) -> str:
         """Publish a transcript (a voice turn); returns its turn id."""
-        turn = new_id()
+        turn = turn or new_id()
         self.client.publish(Transcript(text=text, lang=lang, turn=turn))
+        return turn
+
+    def guess(self, text: str, turn: str | None = None, lang: str = "en") -> str:
+        """Publish the STT's guess of a voice turn (before its transcript); returns the turn."""
+        turn = turn or new_id()
+        self.client.publish(SpeculativeTranscript(text=text, lang=lang, turn=turn))
         return turn
 
     async def voice(self, text: str, lang: str = "en") -> TurnRecord:

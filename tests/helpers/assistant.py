@@ -70,6 +70,10 @@ class Assistant:
         self.state = self.root / "state"
         self.wav_out = self.root / "spoken"
         self.processes: dict[str, Process] = {}
+        self.started_at = 0.0
+        """``time.monotonic()`` when :meth:`start` began spawning processes."""
+        self.ready_at: dict[str, float] = {}
+        """``time.monotonic()`` when each service's current process first heartbeat ``ready``."""
         self._env = env or {}
         (self.folder / "tools").mkdir(parents=True)
         for name in tools:
@@ -123,6 +127,7 @@ class Assistant:
             self.card.start()
         if self.llm_up:
             self.llm.start()
+        self.started_at = time.monotonic()
         if broker:
             self.start_broker()
         for name in order or self.services:
@@ -166,8 +171,9 @@ class Assistant:
                 msg = await bus.recv(timeout=0.5)
                 if isinstance(msg, Heartbeat) and msg.state in states:
                     proc = self.processes.get(msg.service)
-                    if proc is not None and proc.pid == msg.pid:
+                    if proc is not None and proc.pid == msg.pid and msg.service in waiting:
                         waiting.discard(msg.service)
+                        self.ready_at[msg.service] = time.monotonic()
         finally:
             await bus.close()
 

@@ -137,8 +137,8 @@ def _numbers(text: str) -> list[str]:
 
 def clock_times(text: str, year: int | None = None) -> set[tuple[int, int]]:
     """Every ``(hour, minute)`` the text may be saying: ``10:17``, ``10.17``, ``1017``,
-    ``10 17``, ``12 or 25``, ``009, 009``, ``ten seventeen``, ``nine oh five``. The ``year`` is not read
-    as a time."""
+    ``10 17``, ``12 or 25``, ``009, 009``, ``ten seventeen``, ``nine oh five``. The
+    ``year`` is not read as a time."""
     tokens = [t for t in _numbers(text) if t != str(year)]
     found: set[tuple[int, int]] = set()
     for i, token in enumerate(tokens):

@@ -83,6 +83,11 @@ class SoundCard:
         self._procs.append(keep_alive)
         return self
 
+    @property
+    def pids(self) -> list[int]:
+        """The sound server's processes (the daemon and its keep-alive stream)."""
+        return [proc.pid for proc in self._procs if proc.poll() is None]
+
     def _answers(self) -> bool:
         if not self.socket.exists():
             return False

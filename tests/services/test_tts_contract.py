@@ -6,13 +6,14 @@ That both pass this one suite is what "the TTS service can be swapped" means.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 
 import pytest
 
 from bus.client import Bus
-from bus.message import new_id
-from bus.messages import Control, Say, Speaking, Spoken, VolumeState
+from bus.message import Message, new_id
+from bus.messages import Control, Say, Speaking, Speculation, Spoken, TraceMark, VolumeState
 from services.speaker.control import CANNOT_GO
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speaker import RunningTTS, rms, turn, volume
@@ -170,3 +171,84 @@ def test_the_volume_survives_a_restart(tts: RunningTTS) -> None:
     tts.stop()
     tts.start()
     assert tts.session(get_it) == 0.7
+
+
+# -- speculative pieces: synthesized ahead, played only once the dialogue confirms them --
+
+
+async def collect(bus: Bus, turn: str, seconds: float, until_silent: bool = False) -> list:
+    """The speaker's messages about ``turn`` for ``seconds`` (or until it stops speaking)."""
+    got: list[Message] = []
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        msg = await bus.recv(timeout=left)
+        if msg is None or msg.turn != turn:
+            continue
+        got.append(msg)
+        if until_silent and isinstance(msg, Speaking) and not msg.speaking:
+            return got
+    if until_silent:
+        raise AssertionError(f"turn {turn} did not finish: {got}")
+    return got
+
+
+def speculative(turn: str, *texts: str) -> list[Say]:
+    return [Say(text=t, seq=i, final=i == len(texts) - 1, turn=turn, speculative=True)
+            for i, t in enumerate(texts)]
+
+
+def test_held_pieces_play_only_once_confirmed(tts: RunningTTS) -> None:
+    turn = new_id()
+
+    async def body(bus: Bus) -> tuple[list, list]:
+        bus.subscribe(TraceMark.TOPIC)
+        await bus.wait_path(bus)
+        for say in speculative(turn, "Good morning.", "It is a fine day."):
+            bus.publish(say)
+        before = await collect(bus, turn, 2.0)  # long enough to synthesize the first piece
+        bus.publish(Speculation(confirmed=True, turn=turn))
+        return before, await collect(bus, turn, 60, until_silent=True)
+
+    before, after = tts.session(body)
+    assert before == []  # nothing played, nothing traced while the verdict was out
+    spoken = [m.text for m in after if isinstance(m, Spoken)]
+    assert spoken == ["Good morning.", "It is a fine day."]
+    assert [m.speaking for m in after if isinstance(m, Speaking)] == [True, False]
+    marks = {m.stage: m.ts for m in after if isinstance(m, TraceMark)}
+    assert {"first_sound", "first_answer", "synth_answer"} <= set(marks)
+    if tts.module == "services.tts_espeak":  # ready long before the verdict: no tone
+        assert marks["first_sound"] == marks["first_answer"]
+    assert (tts.wav_dir / f"{turn}.wav").exists()
+
+
+def test_dropped_pieces_never_play_and_the_turn_can_speak_afresh(tts: RunningTTS) -> None:
+    turn = new_id()
+
+    async def body(bus: Bus) -> list:
+        for say in speculative(turn, "The stale answer.", "More of it."):
+            bus.publish(say)
+        bus.publish(Speculation(confirmed=False, turn=turn))
+        bus.publish(Say(text="The right answer.", final=True, turn=turn))
+        return await collect(bus, turn, 60, until_silent=True)
+
+    got = tts.session(body)
+    assert [m.text for m in got if isinstance(m, Spoken)] == ["The right answer."]
+
+
+def test_a_piece_for_real_drops_the_held_ones(tts: RunningTTS) -> None:
+    """The STT's apology for a turn whose final failed: the guess must not play after it."""
+    turn = new_id()
+
+    async def body(bus: Bus) -> list:
+        for say in speculative(turn, "A guess."):
+            bus.publish(say)
+        bus.publish(Say(text="Sorry, I could not understand that.", kind="error", final=True,
+                        turn=turn))
+        got = await collect(bus, turn, 60, until_silent=True)
+        bus.publish(Speculation(confirmed=True, turn=turn))  # too late: nothing is held
+        return got + await collect(bus, turn, 1.0)
+
+    got = tts.session(body)
+    assert [m.text for m in got if isinstance(m, Spoken)] == [
+        "Sorry, I could not understand that."]
+    assert [m.speaking for m in got if isinstance(m, Speaking)] == [True, False]

@@ -60,3 +60,12 @@ def test_a_piece_over_the_limit_is_cut_at_a_space_and_keeps_its_pause() -> None:
     assert head == Piece("The weather in Rome is sunny", 0.0)
     assert rest == Piece("today with a light wind.", SENTENCE_PAUSE)
     assert cut_piece(rest, 32) == (rest, None)
+
+
+def test_a_cut_falls_before_a_phrase_where_one_starts() -> None:
+    head, rest = cut_piece(Piece("The capital of Australia is Canberra.", SENTENCE_PAUSE), 16)
+    assert (head.text, rest.text if rest else None) == ("The capital", "of Australia is Canberra.")
+    head, rest = cut_piece(Piece("It is a quarter past ten in the morning.", SENTENCE_PAUSE), 16)
+    assert head.text == "It is a quarter"  # no phrase starts in reach: the last space
+    head, _ = cut_piece(Piece("Tomorrow in Rome it will be cloudy, with rain.", 0.0), 32)
+    assert head.text == "Tomorrow in Rome it will be"

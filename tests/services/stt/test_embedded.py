@@ -10,7 +10,7 @@ import pytest
 
 from bus.client import Bus
 from bus.message import new_id
-from bus.messages import Error, Say, Transcript, Utterance
+from bus.messages import Error, Say, SpeculativeTranscript, Transcript, Utterance
 from services.mic.convert import decode_file
 from tests.helpers.busrun import with_buses
 from tests.helpers.processes import Process
@@ -115,6 +115,50 @@ def test_a_final_with_the_partial_audio_reuses_the_speculative_transcript(
     got = with_buses(stack.endpoints, ["test"], body)
     assert [(t.turn, words(t.text)) for t in got[:-1]] == [(turn, words(QUESTIONS[1]))]
     assert f"turn {turn}" in stt.output() and ", speculative" in stt.output()
+
+
+def test_a_partial_is_guessed_aloud_and_its_final_confirms_the_words(
+    stack: Stack, stt: Process
+) -> None:
+    turn = new_id()
+    audio = pcm(QUESTIONS[2])
+
+    async def body(bus: Bus) -> tuple[SpeculativeTranscript, Transcript]:
+        bus.subscribe(SpeculativeTranscript.TOPIC)
+        await listening(bus)
+        guess_waiter = await expect(bus, SpeculativeTranscript, lambda g: g.turn == turn, 60)
+        bus.publish(utterance(audio, turn, partial=True))
+        guess = await guess_waiter
+        final_waiter = await transcript_of(bus, turn)
+        bus.publish(utterance(audio, turn))
+        return guess, await final_waiter
+
+    guess, final = with_buses(stack.endpoints, ["test"], body)
+    assert words(guess.text) == words(final.text) == words(QUESTIONS[2])
+    assert (guess.lang, guess.speech_end) == ("en", 1234.5)
+    assert guess.compute > 0 and final.compute == guess.compute  # one run, not two
+
+
+def test_no_guess_goes_out_once_the_final_has_come(stack: Stack, stt: Process) -> None:
+    turn = new_id()
+    audio = pcm(QUESTIONS[0])
+
+    async def body(bus: Bus) -> list[str]:
+        bus.subscribe(SpeculativeTranscript.TOPIC)
+        await listening(bus)
+        bus.publish(utterance(audio, turn, partial=True))
+        bus.publish(utterance(audio, turn))  # long before the partial's run ends
+        later = new_id()
+        bus.publish(utterance(pcm(QUESTIONS[1]), later))
+        seen = []
+        while (msg := await bus.recv(timeout=60)) is not None:
+            seen.append(f"{type(msg).__name__} {msg.turn}")
+            if isinstance(msg, Transcript) and msg.turn == later:
+                return seen
+        raise AssertionError(f"no transcript of the second question: {seen}")
+
+    seen = with_buses(stack.endpoints, ["test"], body)
+    assert [s for s in seen if s.endswith(turn)] == [f"Transcript {turn}"]
 
 
 def test_speech_that_resumed_is_transcribed_again_from_the_final(

@@ -1,0 +1,71 @@
+"""Whisper tiny.en on a short window: as right as the whole window, and never trusted blindly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from desktop_assistant.config.schema import WhisperConfig
+from services.mic.convert import decode_file
+from services.stt.embedded import EmbeddedWhisper
+from services.stt.short_window import ShortWindow, loops
+from tests.helpers.speech import spoken
+from tests.helpers.words import words
+
+QUESTIONS = [
+    "What time is it?",
+    "How far is the moon from the earth?",
+    "Could you tell me what the weather will be like in Rome tomorrow?",
+]
+
+
+@pytest.fixture(scope="module")
+def whisper() -> EmbeddedWhisper:
+    return EmbeddedWhisper(WhisperConfig(backend="embedded"))
+
+
+def audio(text: str) -> np.ndarray:
+    pcm = b"".join(decode_file(spoken(text)))
+    return np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
+
+
+def test_questions_come_back_word_for_word_on_the_short_window(whisper: EmbeddedWhisper) -> None:
+    assert whisper.short is not None
+    for question in QUESTIONS:
+        assert words(whisper.short.transcribe(audio(question)) or "") == words(question)
+
+
+def test_two_questions_in_a_row_are_not_cut_or_repeated(whisper: EmbeddedWhisper) -> None:
+    assert whisper.short is not None
+    pause = np.zeros(8000, dtype=np.float32)
+    both = np.concatenate([audio(QUESTIONS[1]), pause, audio(QUESTIONS[2])])
+    assert words(whisper.short.transcribe(both) or "") == words(f"{QUESTIONS[1]} {QUESTIONS[2]}")
+
+
+def test_silence_is_left_to_the_whole_window(whisper: EmbeddedWhisper) -> None:
+    # On a short window Whisper hears "you" in silence; the whole window knows better.
+    assert whisper.short is not None
+    assert whisper.short.transcribe(np.zeros(16000, dtype=np.float32)) is None
+    assert whisper.transcribe_now(bytes(32000)).text == ""
+
+
+def test_a_window_too_short_for_the_question_loops_and_is_caught(
+    whisper: EmbeddedWhisper,
+) -> None:
+    # With 1 s of silence after "What time is it?", Whisper says it twice.
+    question = audio(QUESTIONS[0])
+    tight = ShortWindow(whisper.model, "en", 2.0, beam_size=1, margin=1.0)
+    assert tight.transcribe(question) is None
+
+
+def test_a_long_utterance_takes_the_whole_window(whisper: EmbeddedWhisper) -> None:
+    assert whisper.short is not None
+    long = np.zeros(27 * 16000, dtype=np.float32)
+    assert whisper.short.window(long) == 0
+    assert whisper.short.transcribe(long) is None
+
+
+def test_loops_are_runs_of_words_that_come_back() -> None:
+    assert loops("What time is it? What time is it")
+    assert not loops("What time is it? Is it late?")
+    assert not loops("Turn the volume up a little, please.")
