@@ -51,12 +51,19 @@ class Tap:
             raise AssertionError(f"the tap printed nothing within {timeout} s") from None
 
     def stop(self) -> int:
+        started = time.monotonic()
         self.proc.send_signal(signal.SIGINT)
         try:
-            return self.proc.wait(10)
+            code = self.proc.wait(30)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            return self.proc.wait(5)
+            self.proc.wait(5)
+            errors = []
+            while not self.errors.empty():
+                errors.append(self.errors.get())
+            raise AssertionError("the tap did not stop on SIGINT:\n" + "\n".join(errors)) from None
+        self.stop_seconds = time.monotonic() - started
+        return code
 
 
 def _pump(stream: object, into: queue.SimpleQueue[str]) -> None:
@@ -95,13 +102,17 @@ def test_tap_turns_shows_each_stage_of_a_spoken_turn(world: World) -> None:
     stages = record["stages"]
     assert record["turn"] == turn and record["text"] == "What time is it?"
     assert record["error"] is None
-    order = ["transcript", "llm.first_token", "first_say", "first_audio", "audio_done"]
+    # The LLM started on the STT's guess, before the window closed (speculation);
+    # everything the user hears waited for the transcript.
+    assert stages["guess"] < stages["transcript"] and stages["guess"] < stages["llm.first_token"]
+    order = ["transcript", "first_say", "first_audio", "audio_done"]
     assert [s for s in stages if s in order] == order, stages
     times = [stages[s] for s in order]
     assert times == sorted(times) and times[0] > 0, stages
     ((tool),) = record["tools"]
     assert (tool["name"], tool["ok"]) == ("now", True)
     assert stages["llm.first_token"] <= tool["start"] <= stages["first_say"], record
+    assert stages["transcript"] <= tool["start"], record  # no tool runs on a guess
     assert abs(tool["duration"] - result.duration) < 0.002
     # Times count from the end of speech, which the mic stamped.
     assert ended.speech_end == spoken.transcript.speech_end > 0
@@ -111,7 +122,8 @@ def test_tap_turns_shows_each_stage_of_a_spoken_turn(world: World) -> None:
     # The text line says the same, in the order things happened.
     shown = re.findall(r"(tool now|[a-z_.]+) (\d+\.\d\d)s", line)
     names = [name for name, _ in shown]
-    assert names.index("transcript") < names.index("llm.first_token") < names.index("tool now")
+    assert names.index("guess") < names.index("transcript") < names.index("tool now")
+    assert names.index("llm.first_token") < names.index("tool now")
     assert names.index("tool now") < names.index("first_say") < names.index("first_audio")
     for name, seconds in shown:
         expected = tool["start"] if name == "tool now" else stages[name]
