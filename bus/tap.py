@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import dataclasses
 import json
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -147,6 +148,12 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         print(format_invalid(frames, error, as_json), file=out, flush=True)
 
     async def main() -> None:
+        # Ctrl-C and SIGTERM stop the tap cleanly even when it was started with SIGINT
+        # ignored (a background job of a non-interactive shell, nohup): not left to Python.
+        task = asyncio.current_task()
+        assert task is not None
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            asyncio.get_running_loop().add_signal_handler(signum, task.cancel)
         bus = Bus(endpoints_of(config), "tap", on_invalid=show_invalid)
         try:
             # Subscribed before the probe: once it is back, nothing of a turn can be missed.
@@ -163,7 +170,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
 
     try:
         asyncio.run(main())
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):
         pass
     return 0
 

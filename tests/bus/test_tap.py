@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import subprocess
 import sys
+
+import pytest
 
 from bus.client import Bus
 from bus.messages import Say, Utterance
@@ -94,3 +97,24 @@ def test_tap_prints_json_lines(broker: Process, config_folder: ConfigFolder) -> 
     invalid = next(r for r in records if "invalid" in r)
     assert invalid["topic"] == "tts.say" and "not msgpack" in invalid["invalid"]
     assert not any(r.get("topic") == "sys.heartbeat" for r in records)  # filtered by prefix
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_tap_stops_cleanly_on_ctrl_c_and_sigterm_even_started_with_sigint_ignored(
+    broker: Process, config_folder: ConfigFolder, signum: signal.Signals
+) -> None:
+    # A background job of a non-interactive shell (or nohup) starts with SIGINT ignored.
+    tap = subprocess.Popen(
+        [sys.executable, "-m", "bus.tap", *config_folder.args(), "tts."],
+        cwd=ROOT, env=python_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    try:
+        assert tap.stderr is not None
+        assert tap.stderr.readline().startswith("tap: listening")
+        tap.send_signal(signum)
+        assert tap.wait(10) == 0
+    finally:
+        if tap.poll() is None:
+            tap.kill()
+            tap.wait(5)

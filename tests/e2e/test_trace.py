@@ -25,7 +25,8 @@ class Tap:
 
     def __init__(self, assistant: Assistant, *args: str) -> None:
         self.proc = subprocess.Popen(
-            assistant.cli_command("tap", *args), cwd=ROOT, env=python_env(assistant.env()),
+            assistant.cli_command("tap", *args), cwd=ROOT,
+            env={**python_env(assistant.env()), "PYTHONFAULTHANDLER": "1"},
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         self.lines: queue.SimpleQueue[str] = queue.SimpleQueue()
@@ -56,8 +57,13 @@ class Tap:
         try:
             code = self.proc.wait(30)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
+            self.proc.send_signal(signal.SIGABRT)  # faulthandler: where it hangs, on stderr
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+            time.sleep(0.5)  # the pump thread's last lines
             errors = []
             while not self.errors.empty():
                 errors.append(self.errors.get())
