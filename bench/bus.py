@@ -6,6 +6,10 @@ Compares, for a 200-byte control message, a 32 ms PCM16 16 kHz chunk
   envelope, registry decode, asyncio) through the project's broker;
 - ``pyzmq``: plain PUB/SUB sockets through a raw XSUB/XPUB ``zmq.proxy``
   (the floor for anything built on ZeroMQ);
+- ``codec`` (ipc only): the project's messages (frozen dataclass, msgpack
+  envelope, registry decode) on plain blocking pyzmq sockets through the raw
+  proxy: ``pyzmq`` plus the contract, without asyncio, so that the
+  ``project`` row's cost splits into the contract's and the event loop's;
 - ``mosquitto``: paho-mqtt through Mosquitto (started here on 127.0.0.1
   only), the broker of Rhasspy's Hermes protocol.
 
@@ -22,6 +26,7 @@ losses are counted, not waited for); then stamp 2 until the receiver has it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing as mp
 import shutil
@@ -102,6 +107,37 @@ def pyzmq_pair(pub: str, sub: str, role: str) -> tuple[Any, Any]:
     return send, recv
 
 
+def codec_pair(pub: str, sub: str, role: str) -> tuple[Any, Any]:
+    import zmq
+
+    import bus.messages  # noqa: F401  (fills the registry)
+    from bus.messages import Utterance
+    from bus.registry import decode, encode
+
+    ctx = zmq.Context()
+    if role == "tx":
+        sock = ctx.socket(zmq.PUB)
+        sock.setsockopt(zmq.SNDHWM, 10_000)  # as bus.client.Bus
+        sock.connect(pub)
+    else:
+        sock = ctx.socket(zmq.SUB)
+        sock.setsockopt(zmq.RCVHWM, 10_000)
+        sock.connect(sub)
+        sock.setsockopt(zmq.SUBSCRIBE, Utterance.TOPIC.encode())
+
+    def send(stamp: int, payload: bytes) -> None:
+        msg = Utterance(pcm=payload, rate=16000, duration=0.0, speech_end=float(stamp))
+        with contextlib.suppress(zmq.Again):  # dropped past the high-water mark, as Bus does
+            sock.send_multipart(encode(msg, "bench-tx"), flags=zmq.NOBLOCK)
+
+    def recv() -> int:
+        msg = decode(sock.recv_multipart())
+        assert isinstance(msg, Utterance)
+        return int(msg.speech_end)
+
+    return send, recv
+
+
 def mqtt_pair(port: int, role: str) -> tuple[Any, Any]:
     import queue
 
@@ -130,7 +166,7 @@ def mqtt_pair(port: int, role: str) -> tuple[Any, Any]:
 def make_pair(kind: str, where: dict[str, Any], role: str) -> tuple[Send, Recv]:
     if kind == "mosquitto":
         return mqtt_pair(where["port"], role)
-    pair = project_pair if kind == "project" else pyzmq_pair
+    pair = {"project": project_pair, "codec": codec_pair}.get(kind, pyzmq_pair)
     return pair(where["pub"], where["sub"], role)
 
 
@@ -309,6 +345,7 @@ def main() -> None:
         for kind, transport in [
             ("project", "ipc"),
             ("pyzmq", "ipc"),
+            ("codec", "ipc"),
             ("project", "tcp"),
             ("pyzmq", "tcp"),
             ("mosquitto", "tcp"),
