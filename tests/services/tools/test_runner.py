@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -383,13 +384,30 @@ def test_process_limit_binds_a_normal_user_through_rlimit_nproc() -> None:
         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
     )
     script = "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.3 & done; wait"
-    done = subprocess.run(
+    # nobody may not read the checkout (a clone in a 0700 folder): a readable copy.
+    folder = Path(tempfile.mkdtemp(prefix="da-nproc-"))
+    folder.chmod(0o755)
+    wrapper = shutil.copy(WRAPPER, folder / "sandbox_exec.py")
+    os.chmod(wrapper, 0o644)
+    try:
+        done = _run_wrapper_as(as_nobody, wrapper, script)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert done.returncode != 0
+    assert "fork" in done.stderr.lower(), done.stderr
+    assert alive(os.getpid())
+
+
+def _run_wrapper_as(
+    as_user: list[str], wrapper: str, script: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [
-            *as_nobody,
+            *as_user,
             PYTHON,
             "-I",
             "-S",
-            WRAPPER,
+            wrapper,
             "10",
             "256",
             "1",
@@ -403,6 +421,3 @@ def test_process_limit_binds_a_normal_user_through_rlimit_nproc() -> None:
         text=True,
         timeout=30,
     )
-    assert done.returncode != 0
-    assert "fork" in done.stderr.lower(), done.stderr
-    assert alive(os.getpid())
