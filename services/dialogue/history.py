@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import itertools
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from services.dialogue.history_store import HistoryStore
 
+_versions = itertools.count(1)
+"""One counter for every session: a session forgotten and loaded again gets a new version,
+never one an answer prepared before could still match."""
+
 
 @dataclass
 class _Session:
     exchanges: deque[tuple[str, str]]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    version: int = 0
-    """Counts the changes: an answer prepared from an older history is stale."""
+    version: int = field(default_factory=lambda: next(_versions))
+    """Changes with every change: an answer prepared from an older history is stale."""
 
 
 class Sessions:
@@ -70,14 +75,14 @@ class Sessions:
 
     def remember(self, session: str, user: str, assistant: str) -> None:
         entry = self._get(session)
-        entry.version += 1
+        entry.version = next(_versions)
         if self.max_exchanges:
             entry.exchanges.append((user, assistant))
             self._save(session, list(entry.exchanges))
 
     def clear(self, session: str) -> None:
         entry = self._get(session)
-        entry.version += 1
+        entry.version = next(_versions)
         entry.exchanges.clear()
         self._save(session, [])
 

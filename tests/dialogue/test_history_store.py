@@ -51,6 +51,23 @@ def test_the_number_of_files_is_bounded(tmp_path: Path) -> None:
     assert sorted(folder.iterdir()) == sorted(store.path(f"s{i}") for i in (2, 3, 4))
 
 
+def test_a_session_forgotten_and_loaded_again_never_repeats_a_version(tmp_path: Path) -> None:
+    """A speculative answer is kept only if the history's version is the one it was built
+    on: a session that left memory and came back from disk must not match an old one."""
+    store = HistoryStore(tmp_path / "history")
+    sessions = Sessions(max_messages=10, max_sessions=1, store=store)
+    built_on = sessions.version("a")
+    sessions.remember("a", "q1", "a1")
+    asyncio.run(sessions.saved("a"))
+    sessions.version("b")  # "a" is forgotten from memory (max_sessions=1)...
+    assert sessions.messages("a")[-1]["content"] == "a1"  # ...and comes back from disk
+    seen = {built_on, sessions.version("a")}
+    sessions.clear("a")
+    seen.add(sessions.version("a"))
+    store.close()
+    assert len(seen) == 3
+
+
 def test_every_kind_of_bad_file_is_set_aside_and_reported(tmp_path: Path) -> None:
     folder = tmp_path / "history"
     reported: list[tuple[Path, str, Path]] = []
