@@ -108,9 +108,12 @@ def test_tap_turns_shows_each_stage_of_a_spoken_turn(world: World) -> None:
     stages = record["stages"]
     assert record["turn"] == turn and record["text"] == "What time is it?"
     assert record["error"] is None
-    # The LLM started on the STT's guess, before the window closed (speculation);
-    # everything the user hears waited for the transcript.
-    assert stages["guess"] < stages["transcript"] and stages["guess"] < stages["llm.first_token"]
+    if "guess" in stages:  # answered from the STT's guess: the LLM started in the window
+        assert stages["guess"] < stages["transcript"]
+        assert stages["guess"] < stages["llm.first_token"]
+    else:  # the guess came after the window closed (a busy machine): none was used
+        assert stages["transcript"] < stages["llm.first_token"]
+    # Everything the user hears waited for the transcript.
     order = ["transcript", "first_say", "first_audio", "audio_done"]
     assert [s for s in stages if s in order] == order, stages
     times = [stages[s] for s in order]
@@ -128,7 +131,9 @@ def test_tap_turns_shows_each_stage_of_a_spoken_turn(world: World) -> None:
     # The text line says the same, in the order things happened.
     shown = re.findall(r"(tool now|[a-z_.]+) (\d+\.\d\d)s", line)
     names = [name for name, _ in shown]
-    assert names.index("guess") < names.index("transcript") < names.index("tool now")
+    assert names.index("transcript") < names.index("tool now")
+    if "guess" in stages:
+        assert names.index("guess") < names.index("transcript")
     assert names.index("llm.first_token") < names.index("tool now")
     assert names.index("tool now") < names.index("first_say") < names.index("first_audio")
     for name, seconds in shown:
