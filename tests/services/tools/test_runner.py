@@ -390,34 +390,13 @@ def test_process_limit_binds_a_normal_user_through_rlimit_nproc() -> None:
     wrapper = shutil.copy(WRAPPER, folder / "sandbox_exec.py")
     os.chmod(wrapper, 0o644)
     try:
-        done = _run_wrapper_as(as_nobody, wrapper, script)
+        done = subprocess.run(
+            [*as_nobody, PYTHON, "-I", "-S", wrapper, "10", "256", "1", "4", "--",
+             "/bin/sh", "-c", script],
+            capture_output=True, text=True, timeout=30,
+        )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     assert done.returncode != 0
     assert "fork" in done.stderr.lower(), done.stderr
     assert alive(os.getpid())
-
-
-def _run_wrapper_as(
-    as_user: list[str], wrapper: str, script: str
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            *as_user,
-            PYTHON,
-            "-I",
-            "-S",
-            wrapper,
-            "10",
-            "256",
-            "1",
-            "4",
-            "--",
-            "/bin/sh",
-            "-c",
-            script,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
