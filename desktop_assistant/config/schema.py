@@ -86,6 +86,9 @@ class KokoroConfig(Table):
     spin: bool = False
     """Let onnxruntime's threads spin (busy-wait) between operations: maybe a little faster
     on an idle machine, much slower when other programs compete for the CPU."""
+    stream: bool = True
+    """Split the model once (cached) and decode a reply's first piece in two, so its first
+    audio is ready in about half the time; false: the whole model, one run per piece."""
 
 
 class VoiceConfig(Table):

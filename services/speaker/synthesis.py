@@ -7,11 +7,11 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
-from services.speaker.clauses import MIN_LIMIT, cut_piece, limit_for, split_clauses
+from services.speaker.clauses import MIN_LIMIT, Piece, cut_piece, limit_for, split_clauses
 from services.speaker.hold import Hold
 from services.speaker.pcm import Samples, silence, to_pcm16, trim_lead
 from services.speaker.playback import PlaybackQueue, Segment
@@ -134,18 +134,45 @@ class SynthesisWorker:
                 piece, rest = cut_piece(pieces.popleft(), limit_for(ahead, self._shortest))
                 if rest is not None:
                     pieces.appendleft(rest)
-                started = time.perf_counter()
-                try:
-                    samples = trim_lead(self._synth.synthesize(piece.text, job.line.lang), rate)
-                except Exception as exc:  # bad text or a backend failure: skip this piece
-                    log.error("could not synthesize %r: %s", piece.text, exc)
-                    self._failed(job.line, f"{piece.text!r}: {exc}")
-                    continue
-                compute = time.perf_counter() - started
-                log.debug("synthesized %r in %.3f s: %.2f s of audio", piece.text,
-                          compute, len(samples) / rate)
-                # The volume is read per piece: a control applied meanwhile is heard at once.
-                pcm = to_pcm16(samples, self._volume.value) + silence(piece.pause, rate)
-                put(Segment(pcm, job.line, made=time.time(), compute=compute))
+                self._speak(piece, job.line, ahead, put, lambda: hold is not None and hold.dropped)
         for marker in job.markers:
             put(Segment(b"", marker))
+
+    def _speak(
+        self,
+        piece: Piece,
+        line: Line,
+        queued: float,
+        put: Callable[[Segment], None],
+        dropped: Callable[[], bool],
+    ) -> None:
+        """Synthesize one piece and queue its audio chunk by chunk, as each is ready."""
+        rate = self._synth.sample_rate
+        started = time.perf_counter()
+        try:
+            for number, samples in enumerate(_chunks(self._synth, piece.text, line.lang, queued)):
+                compute = time.perf_counter() - started
+                log.debug("synthesized %r (chunk %d) in %.3f s: %.2f s of audio", piece.text,
+                          number, compute, len(samples) / rate)
+                if number == 0:
+                    samples = trim_lead(samples, rate)
+                # The volume is read per chunk: a control applied meanwhile is heard at once.
+                put(Segment(to_pcm16(samples, self._volume.value), line, made=time.time(),
+                            compute=compute))
+                if dropped():
+                    return
+                started = time.perf_counter()
+        except Exception as exc:  # bad text or a backend failure: skip (the rest of) this piece
+            log.error("could not synthesize %r: %s", piece.text, exc)
+            self._failed(line, f"{piece.text!r}: {exc}")
+            return
+        if piece.pause:
+            put(Segment(silence(piece.pause, rate), line, made=time.time()))
+
+
+def _chunks(synth: Synthesizer, text: str, lang: str, queued: float) -> Iterator[Samples]:
+    """The backend's chunks of ``text`` where it streams (Kokoro), else its one piece."""
+    stream = getattr(synth, "stream", None)
+    if stream is None:
+        return iter([synth.synthesize(text, lang)])
+    return cast(Iterator[Samples], stream(text, lang, queued))

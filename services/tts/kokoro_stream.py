@@ -1,0 +1,156 @@
+"""Kokoro's decoder run on a few frames at a time: the first audio of a piece comes out in
+a fraction of the piece's synthesis time.
+
+The text side of the model (tokens to frames: 4 % of the time) runs once per
+piece. When nothing is queued to play (the first piece of a reply), the
+decoder turns a head of the frames into audio first, just long enough that
+the rest is decoded while the head plays, and then the rest: one seam, decoded
+with ``CONTEXT`` frames either side and cross-faded over 10 ms. A piece that
+the queued audio leaves time for is decoded whole. Silence before and after
+the speech (a third of a sentence's frames) is not decoded at all.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from services.speaker.pcm import Samples
+from services.tts.kokoro_split import ENERGY, FEATURES, PITCH
+
+HOP = 600
+"""Samples per frame (25 ms at 24 kHz)."""
+ONSET_ENERGY = -6.0
+"""Speech starts at the first frame whose predicted energy rises above this (silence sits
+near -9; the audio becomes audible a frame later)."""
+FADE_ENERGY = 0.0
+"""Speech has faded by the last frame whose energy is above this: energy falls slowly, and
+below it the audio is under 1 % of its peak."""
+MARGIN = 2
+"""Frames kept either side of the speech (50 ms): its onset and its fade. The silence
+after is no longer than kokoro-onnx's own trim leaves (80-90 ms), so two pieces of one
+sentence join without a pause that is not in the text ("close the | kitchen")."""
+FADE = 240
+"""Samples (10 ms) over which one chunk hands over to the next."""
+FRAME_SECONDS = HOP / 24000
+CONTEXT = 16
+"""Frames decoded past a seam on either side: the decoder's convolutions and its
+normalization see their neighbours. With 16, Whisper tiny.en misheard as many words
+of 20 sentences as in the same audio decoded whole (23 and 22 of 190); with 12, 33."""
+SHORTEST_HEAD = 8
+"""Frames (0.2 s): a shorter head would be mostly the onset margin."""
+SAFETY = 0.8
+"""Share of the queued audio's play time the decoding after it may take."""
+
+
+@dataclass(frozen=True)
+class Frames:
+    """What the text side predicts for one piece; the decoder's inputs."""
+
+    features: np.ndarray
+    pitch: np.ndarray
+    energy: np.ndarray
+    style: np.ndarray
+
+    @property
+    def count(self) -> int:
+        return int(self.features.shape[2])
+
+    def window(self, start: int, end: int) -> dict[str, np.ndarray]:
+        return {
+            FEATURES: self.features[:, :, start:end],
+            PITCH: self.pitch[:, 2 * start : 2 * end],
+            ENERGY: self.energy[:, 2 * start : 2 * end],
+            "style": self.style,
+        }
+
+
+def voiced_range(frames: Frames) -> tuple[int, int]:
+    """The frames worth decoding: the speech and ``MARGIN`` either side (all when none is
+    loud: better a quiet piece spoken than one dropped)."""
+    energy = frames.energy[0, : 2 * frames.count].reshape(-1, 2).mean(axis=1)
+    onset, fade = np.flatnonzero(energy > ONSET_ENERGY), np.flatnonzero(energy > FADE_ENERGY)
+    if not len(fade):
+        return 0, frames.count
+    return max(0, int(onset[0]) - MARGIN), min(frames.count, int(fade[-1]) + 1 + MARGIN)
+
+
+class StreamingDecoder:
+    """Runs the two halves of a split Kokoro (sessions of ``kokoro_split``'s files)."""
+
+    def __init__(self, text: Any, decoder: Any, context: int = CONTEXT) -> None:
+        self.text = text
+        self.decoder = decoder
+        self.context = context
+        self.seconds_per_frame = 0.008
+        """The decoder's cost, learned as it runs (2 threads here: 7-9 ms a frame)."""
+
+    def frames(self, tokens: list[int], style: np.ndarray, speed: float) -> Frames:
+        features, pitch, energy = self.text.run(None, {
+            "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
+            "style": np.asarray(style, dtype=np.float32).reshape(1, -1),
+            "speed": np.array([speed], dtype=np.float32),
+        })
+        return Frames(features, pitch, energy, np.asarray(style, np.float32).reshape(1, -1))
+
+    def whole(self, frames: Frames) -> Samples:
+        start, end = voiced_range(frames)
+        return self._decode(frames, start, end)[: (end - start) * HOP]
+
+    def stream(self, frames: Frames, queued: float) -> Iterator[Samples]:
+        """The audio of ``frames``: whole when ``queued`` seconds of audio already waiting
+        to play leave time for that, else a head that plays while the rest is decoded."""
+        start, end = voiced_range(frames)
+        head = head_frames(end - start, queued, self.seconds_per_frame, self.context)
+        if head is None:
+            yield self._decode(frames, start, end)[: (end - start) * HOP]
+            return
+        split = start + head
+        audio = self._decode(frames, start, split)
+        yield audio[: head * HOP]
+        handover = audio[head * HOP : head * HOP + FADE]
+        lo = max(start, split - self.context)
+        rest = self._decode(frames, lo, end)[(split - lo) * HOP : (end - lo) * HOP]
+        yield _cross_fade(handover, rest)
+
+    def _decode(self, frames: Frames, lo: int, stop: int) -> Samples:
+        """Frames ``[lo, stop)`` and up to ``context`` more, decoded: the decoder fades out
+        the last frames it is given, so those must be frames nobody hears (the next chunk's,
+        or Kokoro's silence after the speech)."""
+        hi = min(frames.count, stop + self.context)
+        started = time.perf_counter()
+        audio = np.asarray(self.decoder.run(None, frames.window(lo, hi))[0], np.float32).ravel()
+        took = time.perf_counter() - started
+        self.seconds_per_frame = 0.7 * self.seconds_per_frame + 0.3 * took / max(1, hi - lo)
+        return audio
+
+
+def head_frames(voiced: int, queued: float, seconds_per_frame: float, context: int) -> int | None:
+    """The shortest head after which the rest of a piece of ``voiced`` frames is decoded
+    before the audio queued by then has played; None: decode it whole (it fits, or a head
+    would save too little to be worth a seam)."""
+    whole = (voiced + context) * seconds_per_frame
+    if whole <= queued * SAFETY:
+        return None
+    # The rest, with its context either side, must cost at most what plays meanwhile: the
+    # queue and the head, less the head's onset margin, which the speaker trims:
+    # (voiced - head + 2 context) cost <= SAFETY (queued + (head - MARGIN) FRAME_SECONDS)
+    head = (
+        (voiced + 2 * context) * seconds_per_frame - SAFETY * (queued - MARGIN * FRAME_SECONDS)
+    ) / (SAFETY * FRAME_SECONDS + seconds_per_frame)
+    head = max(SHORTEST_HEAD, int(np.ceil(head)))
+    if head + context >= voiced:
+        return None
+    return head
+
+
+def _cross_fade(before: Samples, after: Samples) -> Samples:
+    span = min(len(before), len(after))
+    ramp = np.linspace(0.0, 1.0, span, dtype=np.float32)
+    faded = after.copy()
+    faded[:span] = after[:span] * ramp + before[:span] * (1.0 - ramp)
+    return faded
