@@ -41,6 +41,11 @@ CONTEXT = 16
 """Frames decoded past a seam on either side: the decoder's convolutions and its
 normalization see their neighbours. With 16, Whisper tiny.en misheard as many words
 of 20 sentences as in the same audio decoded whole (23 and 22 of 190); with 12, 33."""
+LOOKAHEAD = 16
+"""Frames decoded past the end of the head: they are decoded again with the rest."""
+END_PAD = 24
+"""Frames of Kokoro's silence decoded after the speech and dropped: the decoder fades out
+the last frames it is given (the end of a word came out 30-50 dB too soft without)."""
 SHORTEST_HEAD = 8
 """Frames (0.2 s): a shorter head would be mostly the onset margin."""
 SAFETY = 0.8
@@ -82,10 +87,15 @@ def voiced_range(frames: Frames) -> tuple[int, int]:
 class StreamingDecoder:
     """Runs the two halves of a split Kokoro (sessions of ``kokoro_split``'s files)."""
 
-    def __init__(self, text: Any, decoder: Any, context: int = CONTEXT) -> None:
+    def __init__(
+        self, text: Any, decoder: Any, context: int = CONTEXT, lookahead: int = LOOKAHEAD
+    ) -> None:
         self.text = text
         self.decoder = decoder
         self.context = context
+        """Frames decoded before the rest of a piece, behind the seam."""
+        self.lookahead = lookahead
+        """Frames decoded after the head, past the seam."""
         self.seconds_per_frame = 0.008
         """The decoder's cost, learned as it runs (2 threads here: 7-9 ms a frame)."""
 
@@ -99,29 +109,29 @@ class StreamingDecoder:
 
     def whole(self, frames: Frames) -> Samples:
         start, end = voiced_range(frames)
-        return self._decode(frames, start, end)[: (end - start) * HOP]
+        return self._decode(frames, start, end, END_PAD)[: (end - start) * HOP]
 
     def stream(self, frames: Frames, queued: float) -> Iterator[Samples]:
         """The audio of ``frames``: whole when ``queued`` seconds of audio already waiting
         to play leave time for that, else a head that plays while the rest is decoded."""
         start, end = voiced_range(frames)
         head = head_frames(end - start, queued, self.seconds_per_frame, self.context)
-        if head is None:
-            yield self._decode(frames, start, end)[: (end - start) * HOP]
+        if head is None or head + self.lookahead >= end - start:
+            yield self._decode(frames, start, end, END_PAD)[: (end - start) * HOP]
             return
         split = start + head
-        audio = self._decode(frames, start, split)
+        audio = self._decode(frames, start, split, self.lookahead)
         yield audio[: head * HOP]
         handover = audio[head * HOP : head * HOP + FADE]
         lo = max(start, split - self.context)
-        rest = self._decode(frames, lo, end)[(split - lo) * HOP : (end - lo) * HOP]
+        rest = self._decode(frames, lo, end, END_PAD)[(split - lo) * HOP : (end - lo) * HOP]
         yield _cross_fade(handover, rest)
 
-    def _decode(self, frames: Frames, lo: int, stop: int) -> Samples:
-        """Frames ``[lo, stop)`` and up to ``context`` more, decoded: the decoder fades out
-        the last frames it is given, so those must be frames nobody hears (the next chunk's,
-        or Kokoro's silence after the speech)."""
-        hi = min(frames.count, stop + self.context)
+    def _decode(self, frames: Frames, lo: int, stop: int, pad: int) -> Samples:
+        """Frames ``[lo, stop)`` and up to ``pad`` more, decoded: the decoder fades out the
+        last frames it is given, so those must be frames nobody hears (the next chunk's, or
+        Kokoro's silence after the speech)."""
+        hi = min(frames.count, stop + pad)
         started = time.perf_counter()
         audio = np.asarray(self.decoder.run(None, frames.window(lo, hi))[0], np.float32).ravel()
         took = time.perf_counter() - started
@@ -133,14 +143,15 @@ def head_frames(voiced: int, queued: float, seconds_per_frame: float, context: i
     """The shortest head after which the rest of a piece of ``voiced`` frames is decoded
     before the audio queued by then has played; None: decode it whole (it fits, or a head
     would save too little to be worth a seam)."""
-    whole = (voiced + context) * seconds_per_frame
+    whole = (voiced + END_PAD) * seconds_per_frame
     if whole <= queued * SAFETY:
         return None
-    # The rest, with its context either side, must cost at most what plays meanwhile: the
-    # queue and the head, less the head's onset margin, which the speaker trims:
-    # (voiced - head + 2 context) cost <= SAFETY (queued + (head - MARGIN) FRAME_SECONDS)
+    # The rest, with its context and the pad after it, must cost at most what plays
+    # meanwhile: the queue and the head, less its onset margin, which the speaker trims:
+    # (voiced - head + context + END_PAD) cost <= SAFETY (queued + (head - MARGIN) FRAME)
     head = (
-        (voiced + 2 * context) * seconds_per_frame - SAFETY * (queued - MARGIN * FRAME_SECONDS)
+        (voiced + context + END_PAD) * seconds_per_frame
+        - SAFETY * (queued - MARGIN * FRAME_SECONDS)
     ) / (SAFETY * FRAME_SECONDS + seconds_per_frame)
     head = max(SHORTEST_HEAD, int(np.ceil(head)))
     if head + context >= voiced:
