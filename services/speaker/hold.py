@@ -9,6 +9,7 @@ synthesis thread puts afterwards follows it straight into the playback queue.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 
 from services.speaker.playback import PlaybackQueue, Segment
 
@@ -40,7 +41,7 @@ class Hold:
         with self._lock:
             return sum(len(segment.pcm) for segment in self._segments) / 2 / rate
 
-    def release(self, lead: Segment | None = None) -> int:
+    def release(self, lead: Sequence[Segment] = ()) -> int:
         """Queue what is held, after ``lead`` (the tone) unless some audio is ready already:
         a tone only fills a wait. Returns the number of segments queued."""
         with self._lock:
@@ -49,8 +50,8 @@ class Hold:
             self.state = "released"
             segments = self._segments
             self._segments = []
-            if lead is not None and not any(segment.pcm for segment in segments):
-                segments.insert(0, lead)
+            if lead and not any(segment.pcm for segment in segments):
+                segments[:0] = lead
             for segment in segments:
                 self._playback.put(segment)
             return len(segments)

@@ -37,14 +37,17 @@ def silence(seconds: float, rate: int) -> bytes:
     return bytes(2 * int(round(seconds * rate)))
 
 
+TONE_GAP = 0.08
+"""Seconds of silence after the tone, unless speech is ready to follow it at once."""
+
+
 def ack_tone(rate: int) -> Samples:
-    """A short sine with a raised-cosine envelope (no click at either end), then a gap."""
+    """A short sine with a raised-cosine envelope (no click at either end)."""
     n = int(TONE_SECONDS * rate)
     t = np.arange(n, dtype=np.float32) / rate
     envelope = np.sin(np.pi * np.arange(n, dtype=np.float32) / n) ** 2
     tone = TONE_LEVEL * envelope * np.sin(2 * np.pi * TONE_HZ * t)
-    gap = np.zeros(int(0.08 * rate), dtype=np.float32)
-    return np.concatenate([tone.astype(np.float32), gap])
+    return tone.astype(np.float32)
 
 
 def seconds_of(pcm: bytes, rate: int) -> float:

@@ -19,6 +19,9 @@ class Segment:
     """Epoch seconds when its audio was ready (synthesized); 0 for markers and the tone."""
     compute: float = 0.0
     """Seconds its synthesis took."""
+    yields: bool = False
+    """Silence that ends as soon as anything is queued behind it (the gap after the tone:
+    it separates the tone from speech that is late, never delays speech that is ready)."""
 
 
 @dataclass(frozen=True)
@@ -64,9 +67,13 @@ class PlaybackQueue:
                 if not self._segments:
                     break
                 self._current, self._pos = self._segments.popleft(), 0
-                if self._current.pcm:
+                if self._current.pcm and not (self._current.yields and self._segments):
                     at = now + written / 2 / rate
                     self.events.put(PlaybackEvent("started", self._current, at))
+            if self._current.yields and self._segments:
+                self.events.put(PlaybackEvent("finished", self._current, now + written / 2 / rate))
+                self._current = None
+                continue
             pcm = self._current.pcm
             take = min(nbytes - written, len(pcm) - self._pos)
             out[written : written + take] = pcm[self._pos : self._pos + take]

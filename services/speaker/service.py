@@ -26,7 +26,7 @@ from desktop_assistant.config import Config
 from services.speaker.control import apply_controls
 from services.speaker.hold import Hold
 from services.speaker.output import AudioOutput
-from services.speaker.pcm import ack_tone, seconds_of, to_pcm16
+from services.speaker.pcm import TONE_GAP, ack_tone, seconds_of, silence, to_pcm16
 from services.speaker.playback import PlaybackEvent, PlaybackQueue, Segment
 from services.speaker.recording import TurnRecorder
 from services.speaker.synthesis import Job, Line, LineEnd, SynthesisWorker, Synthesizer, TurnEnd
@@ -167,7 +167,8 @@ class Speaker:
                 if hold is not None:
                     state.tone_pending = True  # decided at the release
                 else:
-                    self._submit(Job(line=Line(turn, "", lang, spoken=False), samples=self.tone))
+                    self._submit(Job(line=Line(turn, "", lang, spoken=False), samples=self.tone,
+                                     gap=TONE_GAP))
             line = Line(turn, text, lang, msg.seq, kind=msg.kind)
             self._submit(Job(line=line, markers=(LineEnd(line),), hold=hold))
             state.open = True
@@ -201,10 +202,12 @@ class Speaker:
         if hold is None or hold.state != "held" or (only is not None and hold is not only):
             return
         if confirmed:
-            lead = None
+            lead: list[Segment] = []
             if state.tone_pending and self.tone is not None:
                 line = Line(turn, "", state.lang, spoken=False)
-                lead = Segment(to_pcm16(self.tone, self.volume.value), line)
+                gap = silence(TONE_GAP, self.synth.sample_rate)
+                lead = [Segment(to_pcm16(self.tone, self.volume.value), line),
+                        Segment(gap, line, yields=True)]
             state.tone_pending = False
             self._unfinished_segments += hold.release(lead)
             log.debug("turn %s: speculative pieces released", turn)

@@ -65,6 +65,8 @@ class Job:
     markers: tuple[object, ...] = ()
     hold: Hold | None = None
     """Speculative: its segments wait there for the verdict instead of playing."""
+    gap: float = 0.0
+    """Seconds of silence after ``samples`` that give way to what follows (``yields``)."""
 
 
 class SynthesisWorker:
@@ -123,6 +125,8 @@ class SynthesisWorker:
         rate = self._synth.sample_rate
         if job.samples is not None and job.line is not None:
             put(Segment(to_pcm16(job.samples, self._volume.value), job.line))
+            if job.gap:
+                put(Segment(silence(job.gap, rate), job.line, yields=True))
         elif job.line is not None:
             pieces = deque(split_clauses(job.line.text))
             while pieces and not (hold is not None and hold.dropped):

@@ -5,9 +5,9 @@ The text side of the model (tokens to frames: 4 % of the time) runs once per
 piece. When nothing is queued to play (the first piece of a reply), the
 decoder turns a head of the frames into audio first, just long enough that
 the rest is decoded while the head plays, and then the rest: one seam, decoded
-with ``CONTEXT`` frames either side and cross-faded over 10 ms. A piece that
-the queued audio leaves time for is decoded whole. Silence before and after
-the speech (a third of a sentence's frames) is not decoded at all.
+with frames either side of it and cross-faded over 10 ms. A piece that the
+queued audio leaves time for is decoded whole. The silence before the speech
+is not decoded, nor the silence after it beyond ``END_PAD`` frames.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ FADE = 240
 """Samples (10 ms) over which one chunk hands over to the next."""
 FRAME_SECONDS = HOP / 24000
 CONTEXT = 16
-"""Frames decoded past a seam on either side: the decoder's convolutions and its
-normalization see their neighbours. With 16, Whisper tiny.en misheard as many words
-of 20 sentences as in the same audio decoded whole (23 and 22 of 190); with 12, 33."""
+"""Frames decoded before the rest of a piece, behind the seam: the decoder's convolutions
+and its normalization see their neighbours. Whisper tiny.en misheard 19 words of 20
+streamed sentences (190 words), 16 of the same decoded whole; with 12 frames, 25."""
 LOOKAHEAD = 16
 """Frames decoded past the end of the head: they are decoded again with the rest."""
 END_PAD = 24
@@ -115,8 +115,10 @@ class StreamingDecoder:
         """The audio of ``frames``: whole when ``queued`` seconds of audio already waiting
         to play leave time for that, else a head that plays while the rest is decoded."""
         start, end = voiced_range(frames)
-        head = head_frames(end - start, queued, self.seconds_per_frame, self.context)
-        if head is None or head + self.lookahead >= end - start:
+        head = head_frames(
+            end - start, queued, self.seconds_per_frame, self.context, self.lookahead
+        )
+        if head is None:
             yield self._decode(frames, start, end, END_PAD)[: (end - start) * HOP]
             return
         split = start + head
@@ -139,24 +141,22 @@ class StreamingDecoder:
         return audio
 
 
-def head_frames(voiced: int, queued: float, seconds_per_frame: float, context: int) -> int | None:
+def head_frames(
+    voiced: int, queued: float, seconds_per_frame: float, context: int, lookahead: int = LOOKAHEAD
+) -> int | None:
     """The shortest head after which the rest of a piece of ``voiced`` frames is decoded
-    before the audio queued by then has played; None: decode it whole (it fits, or a head
-    would save too little to be worth a seam)."""
-    whole = (voiced + END_PAD) * seconds_per_frame
-    if whole <= queued * SAFETY:
+    before the head has played; None: decode it whole (the ``queued`` seconds of audio
+    cover that, or a head would save too little to be worth a seam)."""
+    if (voiced + END_PAD) * seconds_per_frame <= SAFETY * queued:
         return None
-    # The rest, with its context and the pad after it, must cost at most what plays
-    # meanwhile: the queue and the head, less its onset margin, which the speaker trims:
-    # (voiced - head + context + END_PAD) cost <= SAFETY (queued + (head - MARGIN) FRAME)
-    head = (
-        (voiced + context + END_PAD) * seconds_per_frame
-        - SAFETY * (queued - MARGIN * FRAME_SECONDS)
-    ) / (SAFETY * FRAME_SECONDS + seconds_per_frame)
-    head = max(SHORTEST_HEAD, int(np.ceil(head)))
-    if head + context >= voiced:
-        return None
-    return head
+    for head in range(SHORTEST_HEAD, voiced - context):
+        # The queue plays while the head is decoded; the head (less its onset margin, which
+        # the speaker trims) plays after both; the rest must be ready before it ends.
+        decoding_head = (head + lookahead) * seconds_per_frame
+        plays = max(0.0, queued - decoding_head) + (head - MARGIN) * FRAME_SECONDS
+        if (voiced - head + context + END_PAD) * seconds_per_frame <= SAFETY * plays:
+            return head
+    return None
 
 
 def _cross_fade(before: Samples, after: Samples) -> Samples:

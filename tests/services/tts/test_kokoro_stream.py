@@ -17,6 +17,7 @@ from services.tts.kokoro_stream import (
     CONTEXT,
     END_PAD,
     HOP,
+    LOOKAHEAD,
     MARGIN,
     SHORTEST_HEAD,
     Frames,
@@ -49,21 +50,36 @@ def spectrum(samples: np.ndarray) -> np.ndarray:
     return np.log10(np.abs(np.fft.rfft(frames, axis=1)) ** 2 + 1e-6)
 
 
-def test_the_head_is_as_short_as_lets_the_rest_be_ready_in_time() -> None:
+def rest_ready_in_time(head: int, voiced: int, queued: float, cost: float) -> bool:
+    """The timeline, step by step: the queue plays from 0; the head is decoded, then the
+    rest; the head plays after the queue and its own decoding, less its trimmed onset."""
+    head_ready = (head + LOOKAHEAD) * cost
+    head_ends = max(queued, head_ready) + (head - MARGIN) * 0.025
+    rest_ready = head_ready + (voiced - head + CONTEXT + END_PAD) * cost
+    return rest_ready <= head_ready + 0.8 * (head_ends - head_ready)
+
+
+@pytest.mark.parametrize("queued", [0.0, 0.2, 0.5])
+def test_the_head_is_as_short_as_lets_the_rest_be_ready_in_time(queued: float) -> None:
     cost = 0.008  # seconds of decoding per frame; a frame plays 0.025 s
-    head = head_frames(60, 0.0, cost, CONTEXT)
-    assert head is not None and SHORTEST_HEAD <= head < 60 - CONTEXT
-    plays = (head - MARGIN) * 0.025  # its onset margin is trimmed
-    assert (60 - head + CONTEXT + END_PAD) * cost <= 0.8 * plays  # the rest is ready in time
-    shorter = head - 1
-    assert (60 - shorter + CONTEXT + END_PAD) * cost > 0.8 * (shorter - MARGIN) * 0.025
-    assert head_frames(120, 0.0, cost, CONTEXT) > head  # type: ignore[operator]
-    assert head_frames(60, 0.3, cost, CONTEXT) < head  # type: ignore[operator]
+    head = head_frames(70, queued, cost, CONTEXT)
+    assert head is not None and SHORTEST_HEAD <= head < 70 - CONTEXT
+    assert rest_ready_in_time(head, 70, queued, cost)
+    assert not rest_ready_in_time(head - 1, 70, queued, cost)
+
+
+def test_a_longer_piece_needs_a_longer_head_and_a_queue_a_shorter_one() -> None:
+    head = head_frames(70, 0.0, 0.008, CONTEXT)
+    assert head_frames(120, 0.0, 0.008, CONTEXT) > head  # type: ignore[operator]
+    assert head_frames(70, 0.5, 0.008, CONTEXT) < head  # type: ignore[operator]
+    # A queue shorter than the head's own decoding gives the rest no time at all (the
+    # tone plays while the head is decoded, not while the rest is).
+    assert head_frames(70, 0.1, 0.008, CONTEXT) == head
 
 
 def test_a_piece_is_decoded_whole_when_a_head_would_not_help() -> None:
     assert head_frames(60, 2.0, 0.008, CONTEXT) is None  # queued audio covers it
-    assert head_frames(20, 0.0, 0.008, CONTEXT) is None  # too short for a seam
+    assert head_frames(30, 0.0, 0.008, CONTEXT) is None  # too short for a seam
 
 
 def test_silence_around_the_speech_is_not_decoded(voice: KokoroVoice) -> None:
