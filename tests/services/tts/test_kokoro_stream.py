@@ -56,7 +56,7 @@ def rest_ready_in_time(head: int, voiced: int, queued: float, cost: float) -> bo
     head_ready = (head + LOOKAHEAD) * cost
     head_ends = max(queued, head_ready) + (head - MARGIN) * 0.025
     rest_ready = head_ready + (voiced - head + CONTEXT + END_PAD) * cost
-    return rest_ready <= head_ready + 0.8 * (head_ends - head_ready)
+    return rest_ready <= head_ready + 0.9 * (head_ends - head_ready)
 
 
 @pytest.mark.parametrize("queued", [0.0, 0.2, 0.5])
