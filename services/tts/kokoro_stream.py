@@ -110,7 +110,9 @@ class StreamingDecoder:
         return Frames(features, pitch, energy, np.asarray(style, np.float32).reshape(1, -1))
 
     def whole(self, frames: Frames) -> Samples:
-        start, end = voiced_range(frames)
+        return self._whole(frames, *voiced_range(frames))
+
+    def _whole(self, frames: Frames, start: int, end: int) -> Samples:
         return self._decode(frames, start, end, END_PAD)[: (end - start) * HOP]
 
     def stream(self, frames: Frames, queued: float) -> Iterator[Samples]:
@@ -121,7 +123,7 @@ class StreamingDecoder:
             end - start, queued, self.seconds_per_frame, self.context, self.lookahead
         )
         if head is None:
-            yield self._decode(frames, start, end, END_PAD)[: (end - start) * HOP]
+            yield self._whole(frames, start, end)
             return
         split = start + head
         audio = self._decode(frames, start, split, self.lookahead)

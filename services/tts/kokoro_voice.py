@@ -162,6 +162,7 @@ def warm_up(voice: KokoroVoice) -> None:
     default = voice_for(voice.voices, voice.default_lang, voice.default_lang)
     japanese = is_japanese(default.lang)
     voice.synthesize("はい。" if japanese else "Hello.", voice.default_lang)
-    sentence = "はい、今日はいい天気ですね。" if japanese else "Hello, how are you today?"
-    for _ in voice.stream(sentence, voice.default_lang, 0.0):  # a head and a rest, as a reply's
-        pass
+    if voice.decoder is not None:  # without it, stream() is synthesize() again
+        sentence = "はい、今日はいい天気ですね。" if japanese else "Hello, how are you today?"
+        for _ in voice.stream(sentence, voice.default_lang, 0.0):  # a head and a rest
+            pass
