@@ -7,11 +7,13 @@ decoder turns a head of the frames into audio first, just long enough that
 the rest is decoded while the head plays, and then the rest: one seam, decoded
 with frames either side of it and cross-faded over 10 ms. A piece that the
 queued audio leaves time for is decoded whole. The silence before the speech
-is not decoded, nor the silence after it beyond ``END_PAD`` frames.
+is not decoded, nor the silence after it beyond ``END_PAD`` frames. The seam's
+loudness is matched in :mod:`services.tts.kokoro_seam`.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -19,10 +21,9 @@ from typing import Any
 import numpy as np
 
 from services.speaker.pcm import Samples
+from services.tts.kokoro_seam import HOP, MATCH, join_rest, raise_head
 from services.tts.kokoro_split import ENERGY, FEATURES, PITCH
 
-HOP = 600
-"""Samples per frame (25 ms at 24 kHz)."""
 ONSET_ENERGY = -6.0
 """Speech starts at the first frame whose predicted energy rises above this (silence sits
 near -9; the audio becomes audible a frame later)."""
@@ -33,8 +34,6 @@ MARGIN = 2
 """Frames kept either side of the speech (50 ms): its onset and its fade. The silence
 after is no longer than kokoro-onnx's own trim leaves (80-90 ms), so two pieces of one
 sentence join without a pause that is not in the text ("close the | kitchen")."""
-FADE = 240
-"""Samples (10 ms) over which one chunk hands over to the next."""
 FRAME_SECONDS = HOP / 24000
 CONTEXT = 16
 """Frames decoded before the rest of a piece, behind the seam: the decoder's convolutions
@@ -48,9 +47,15 @@ END_PAD = 24
 """Frames of Kokoro's silence decoded after the speech and dropped: the decoder fades out
 the last frames it is given (the end of a word came out 30-50 dB too soft without)."""
 SECONDS_PER_FRAME = 0.0075
-"""The decoder's cost on 2 threads here (7-8 ms a frame). Fixed, not learned as it runs:
-the same text then comes out the same every time (with a learned cost the seam moved
-between two renditions, and the loudness with it, by up to 1.3 dB)."""
+"""The decoder's cost on 2 threads here (7-8 ms a frame): the head is sized on it while the
+machine keeps that pace, so the same text is cut the same way every time."""
+SLOWER = 1.4
+"""Once the decoder runs this much slower than ``SECONDS_PER_FRAME`` (a busy machine, a
+slower CPU), heads are sized on the pace measured, or the rest would come late: a pause in
+the middle of a phrase (0.4-0.8 s with one busy process on the 2 cores here). Measured
+here: 7.1-8.5 ms a frame on a quiet machine, 12-13 ms with one busy process."""
+PACE_WEIGHT = 0.3
+"""Weight of the latest decode in the pace measured (a moving average)."""
 SHORTEST_HEAD = 8
 """Frames (0.2 s): a shorter head would be mostly the onset margin."""
 SAFETY = 0.9
@@ -101,7 +106,13 @@ class StreamingDecoder:
         """Frames decoded before the rest of a piece, behind the seam."""
         self.lookahead = lookahead
         """Frames decoded after the head, past the seam."""
-        self.seconds_per_frame = SECONDS_PER_FRAME
+        self.pace = SECONDS_PER_FRAME
+        """Seconds per frame the decoder took lately (a moving average)."""
+
+    @property
+    def seconds_per_frame(self) -> float:
+        """The cost heads are sized on: the usual one unless the decoder is much slower."""
+        return self.pace if self.pace > SLOWER * SECONDS_PER_FRAME else SECONDS_PER_FRAME
 
     def frames(self, tokens: list[int], style: np.ndarray, speed: float) -> Frames:
         features, pitch, energy = self.text.run(None, {
@@ -128,19 +139,22 @@ class StreamingDecoder:
             yield self._whole(frames, start, end)
             return
         split = start + head
-        audio = self._decode(frames, start, split, self.lookahead)
+        audio = raise_head(self._decode(frames, start, split, self.lookahead))
         yield audio[: head * HOP]
-        handover = audio[head * HOP : head * HOP + FADE]
         lo = max(start, split - self.context)
-        rest = self._decode(frames, lo, end, END_PAD)[(split - lo) * HOP : (end - lo) * HOP]
-        yield _cross_fade(handover, rest)
+        rest = self._decode(frames, lo, end, END_PAD)[(split - MATCH - lo) * HOP : (end - lo) * HOP]
+        yield join_rest(audio, rest, head * HOP)
 
     def _decode(self, frames: Frames, lo: int, stop: int, pad: int) -> Samples:
         """Frames ``[lo, stop)`` and up to ``pad`` more, decoded: the decoder fades out the
         last frames it is given, so those must be frames nobody hears (the next chunk's, or
         Kokoro's silence after the speech)."""
         hi = min(frames.count, stop + pad)
-        return np.asarray(self.decoder.run(None, frames.window(lo, hi))[0], np.float32).ravel()
+        started = time.perf_counter()
+        audio = np.asarray(self.decoder.run(None, frames.window(lo, hi))[0], np.float32).ravel()
+        took = (time.perf_counter() - started) / max(1, hi - lo)
+        self.pace += PACE_WEIGHT * (took - self.pace)
+        return audio
 
 
 def head_frames(
@@ -159,11 +173,3 @@ def head_frames(
         if (voiced - head + context + END_PAD) * seconds_per_frame <= SAFETY * plays:
             return head
     return None
-
-
-def _cross_fade(before: Samples, after: Samples) -> Samples:
-    span = min(len(before), len(after))
-    ramp = np.linspace(0.0, 1.0, span, dtype=np.float32)
-    faded = after.copy()
-    faded[:span] = after[:span] * ramp + before[:span] * (1.0 - ramp)
-    return faded

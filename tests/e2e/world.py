@@ -22,7 +22,7 @@ from bus.message import Message, new_id
 from bus.messages import Reply, Speaking, Transcript
 from tests.helpers import llm_chunks as c
 from tests.helpers.assistant import Assistant, Recorder
-from tests.helpers.hearing import SinkRecording
+from tests.helpers.hearing import RATE, SinkRecording, loud_regions
 from tests.helpers.owm import KEY, FakeOpenWeatherMap
 from tests.helpers.searxng import FakeSearxng
 from tests.helpers.speech import padded
@@ -112,6 +112,23 @@ class VoiceTurn:
 
     def messages(self, seen: list[Message]) -> list[Message]:
         return [m for m in seen if m.turn == self.turn]
+
+    def question_and_answer(self) -> tuple[np.ndarray, np.ndarray]:
+        """What the sink played, cut where the answer starts (its first sound after a pause)."""
+        start, _ = first_after_a_pause(loud_regions(self.heard))
+        cut = int(start * RATE)
+        return self.heard[:cut], self.heard[cut:]
+
+
+def first_after_a_pause(
+    regions: list[tuple[float, float]], pause: float = 0.4
+) -> tuple[float, float]:
+    """The first sound after the question: the answer starts after the end-of-speech window
+    and the transcription, a longer silence than any pause within the spoken question."""
+    for before, region in zip(regions, regions[1:], strict=False):
+        if region[0] - before[1] >= pause:
+            return region
+    raise AssertionError(f"no sound after a pause: {regions}")
 
 
 async def voice_turn(

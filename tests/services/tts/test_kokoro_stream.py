@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,9 @@ from services.tts.kokoro_stream import (
     HOP,
     LOOKAHEAD,
     MARGIN,
+    SECONDS_PER_FRAME,
     SHORTEST_HEAD,
+    SLOWER,
     Frames,
     StreamingDecoder,
     head_frames,
@@ -143,6 +146,64 @@ def test_the_first_chunk_comes_before_the_rest_and_sounds_like_the_whole(
     seam = len(chunks[0])
     jump = np.abs(np.diff(streamed[seam - 48 : seam + 48])).max()
     assert jump < 4 * np.abs(np.diff(whole)).mean() + 0.05  # no click at the seam
+
+
+LEVEL_SENTENCES = [
+    "Testing the volume of this voice.",
+    "It is Monday 30 November 2026, 19:02.",
+    "I could not find anything about that on the web.",
+    "The kitchen lights are now off.",
+    "Okay, louder.",
+]
+
+
+def test_the_head_is_as_loud_as_the_whole_and_the_seam_makes_no_step(
+    voice: KokoroVoice, decoder: StreamingDecoder
+) -> None:
+    def db(a: np.ndarray, b: np.ndarray) -> float:
+        return float(10 * np.log10(np.mean(np.square(a)) / np.mean(np.square(b))))
+
+    heads, steps = [], []
+    for text in LEVEL_SENTENCES:
+        frames = frames_of(voice, text)
+        whole = decoder.whole(frames)
+        chunks = list(decoder.stream(frames, 0.0))
+        streamed, seam, span = np.concatenate(chunks), len(chunks[0]), 4 * HOP
+        heads.append(db(streamed[:seam], whole[:seam]))
+        after, before = slice(seam, seam + span), slice(seam - span, seam)
+        steps.append(db(streamed[after], streamed[before]) - db(whole[after], whole[before]))
+    # Unmatched, the head was 2.6-6.5 dB softer and the voice stepped up 2-9 dB at the seam.
+    assert abs(float(np.mean(heads))) < 1.5, heads
+    assert max(abs(s) for s in steps) < 2.5, steps
+
+
+@pytest.fixture
+def paced(decoder: StreamingDecoder) -> Iterator[StreamingDecoder]:
+    """The shared decoder, its measured pace put back after the test."""
+    before = decoder.pace
+    yield decoder
+    decoder.pace = before
+
+
+def test_heads_are_sized_on_the_usual_pace_until_the_decoder_is_much_slower(
+    paced: StreamingDecoder,
+) -> None:
+    paced.pace = SECONDS_PER_FRAME * 1.2  # a little slower: the same cut every time
+    assert paced.seconds_per_frame == SECONDS_PER_FRAME
+    paced.pace = SECONDS_PER_FRAME * SLOWER * 1.2  # a busy machine: the pace it keeps
+    assert paced.seconds_per_frame == paced.pace
+    usual = head_frames(70, 0.0, SECONDS_PER_FRAME, CONTEXT)
+    assert head_frames(70, 0.0, paced.seconds_per_frame, CONTEXT) > usual  # type: ignore[operator]
+
+
+def test_the_pace_is_measured_on_every_decode(voice: KokoroVoice, paced: StreamingDecoder) -> None:
+    frames = frames_of(voice, SENTENCE)
+    paced.pace = 1.0  # a second a frame: far slower than any decode here
+    paced.whole(frames)
+    assert paced.pace < 0.8
+    paced.pace = 0.0
+    paced.whole(frames)
+    assert paced.pace > 0.0
 
 
 def test_queued_audio_lets_a_piece_be_decoded_whole(
