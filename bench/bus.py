@@ -20,7 +20,7 @@ apart (latency, queues empty); then a burst with stamp 0 (throughput,
 first to last message received; PUB drops past its high-water mark, so
 losses are counted, not waited for); then stamp 2 until the receiver has it.
 
-    python -m bench.bus [--count 2000] [--burst 20000] [--json]
+    python -m bench.bus [--count 2000] [--burst 20000] [--payload control] [--json]
 """
 
 from __future__ import annotations
@@ -337,10 +337,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--count", type=int, default=2000, help="paced messages for latency")
     parser.add_argument("--burst", type=int, default=20000, help="messages in the throughput burst")
+    parser.add_argument(
+        "--payload", action="append", choices=[label.split()[0] for label in PAYLOADS],
+        help="only this payload (repeatable; default all)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = []
     for label, size in PAYLOADS.items():
+        if args.payload and label.split()[0] not in args.payload:
+            continue
         burst = args.burst if size < 100_000 else max(200, args.burst // 50)
         for kind, transport in [
             ("project", "ipc"),

@@ -25,6 +25,11 @@ log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=Message)
 
+# Plain ints, not pyzmq's enums: converting an enum costs more than the call it is for.
+_NOBLOCK = int(zmq.NOBLOCK)
+_MORE_NOBLOCK = int(zmq.SNDMORE | zmq.NOBLOCK)
+_RCVMORE = int(zmq.RCVMORE)
+
 QUEUE_LIMIT = 10_000
 DRAIN_BATCH = 500
 """Messages handled per wake-up before other tasks get a turn."""
@@ -78,7 +83,7 @@ class Bus:
         self._sub.connect(endpoints.sub)
         self._fd: int = int(self._sub.get(zmq.FD))  # type: ignore[arg-type]
         self._prefixes: set[str] = set()
-        self._inbox_prefixes: set[str] = set()
+        self._inbox_prefixes: tuple[str, ...] = ()
         self._inbox: collections.deque[Message] = collections.deque()
         self._inbox_waiter: asyncio.Future[None] | None = None
         self._waiters: list[Waiter] = []
@@ -116,9 +121,11 @@ class Bus:
         """Send ``msg`` now; never blocks (PUB drops past its high-water mark)."""
         if msg.site is None and self.site is not None:
             msg = dataclasses.replace(msg, site=self.site)
-        frames = encode(msg, self.name, suffix)
+        topic, body = encode(msg, self.name, suffix)
         try:
-            self._pub.send_multipart(frames, flags=zmq.NOBLOCK, copy=len(frames[1]) < 65536)
+            # Two sends, not send_multipart: a third less of the client's cost per message.
+            self._pub.send(topic, _MORE_NOBLOCK)
+            self._pub.send(body, _NOBLOCK, copy=len(body) < 65536)
         except zmq.Again:
             self._bad.warn("hwm", "%s: send queue full, dropped %s", self.name, msg.TOPIC)
 
@@ -131,21 +138,27 @@ class Bus:
     def subscribe(self, *prefixes: str) -> None:
         """Receive every topic that starts with one of ``prefixes`` ("" = everything)."""
         for prefix in prefixes:
-            self._inbox_prefixes.add(prefix)
+            if prefix not in self._inbox_prefixes:
+                self._inbox_prefixes += (prefix,)  # a tuple: str.startswith takes it whole
             self._listen(prefix)
 
     async def recv(self, timeout: float | None = None) -> Message | None:
         """The next message for this process, or None after ``timeout`` seconds."""
         self._attach()
         if not self._inbox:
-            waiter = self._inbox_waiter = asyncio.get_running_loop().create_future()
+            loop = asyncio.get_running_loop()
+            waiter = self._inbox_waiter = loop.create_future()
+            # A bare timer, not asyncio.timeout(): this is every message's path after a wait,
+            # and the timer is a third of the cost.
+            timer = None if timeout is None else loop.call_later(timeout, _wake, waiter)
             try:
-                async with asyncio.timeout(timeout):
-                    await waiter
-            except TimeoutError:
-                return None
+                await waiter
             finally:
                 self._inbox_waiter = None
+                if timer is not None:
+                    timer.cancel()
+            if not self._inbox:
+                return None  # the timer woke us: nothing came
         return self._inbox.popleft()
 
     async def __aiter__(self) -> AsyncIterator[Message]:
@@ -258,9 +271,11 @@ class Bus:
             if sub.closed:
                 return
             try:
-                frames = sub.recv_multipart(flags=zmq.NOBLOCK)
+                frames = [sub.recv(_NOBLOCK)]
             except zmq.Again:
                 return  # drained: the edge-triggered FD will fire for the next one
+            while sub.get(_RCVMORE):  # the rest of a message is there once its first frame is
+                frames.append(sub.recv(_NOBLOCK))
             self._receive(frames)
         if self._loop is not None:
             self._loop.call_soon(self._drain)  # more may be waiting: continue after others
@@ -277,7 +292,7 @@ class Bus:
 
     def _dispatch(self, msg: Message) -> None:
         claimed = False
-        for match, fut in list(self._waiters):
+        for match, fut in list(self._waiters) if self._waiters else ():
             if not fut.done():
                 try:
                     hit = match(msg)
@@ -286,7 +301,7 @@ class Bus:
                 if hit:
                     fut.set_result(msg)
                     claimed = True
-        if claimed or not any(msg.TOPIC.startswith(p) for p in self._inbox_prefixes):
+        if claimed or not msg.TOPIC.startswith(self._inbox_prefixes):
             return  # claimed, or only arrived for a waiter's subscription
         if len(self._inbox) >= QUEUE_LIMIT:
             self._bad.warn("inbox-full", "%s: inbox full, dropped %s", self.name, msg.TOPIC)
@@ -323,3 +338,8 @@ class Bus:
             raise RequestTimeout(error) from None
         finally:
             self._remove_waiter(waiter)
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)

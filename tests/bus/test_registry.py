@@ -94,7 +94,9 @@ def body(**fields: typing.Any) -> bytes:
         ([b"tts.speaking", body(speaking="yes")], "field 'speaking'"),
         ([b"sys.heartbeat", body(service="a", pid=True, state="r", version="1")], "field 'pid'"),
         ([b"tools.call", b"\xdb\xff\xff\xff\xff"], "not msgpack"),
-        ([b"tools.call", b"\x91" * 5000], "not msgpack"),
+        ([b"tools.call", b"\x91" * 5000], "body is not a map"),
+        ([b"control.action", body(actions=b"\x91" * 5000)], "field 'actions'"),
+        ([b"tools.call", body(call_id="1", name="x", arguments={})[:-1]], "not msgpack"),
         ([b"control.action", body(actions=[deep(40)])], "nested"),
         ([b"tools.call", b"\x00" * (MAX_MESSAGE_BYTES + 1)], "exceeds"),
     ],
@@ -117,6 +119,19 @@ def test_int_accepted_for_float_and_bool_not_for_int() -> None:
     assert decode([b"tts.volume.state", body(volume=1)]).volume == 1.0  # type: ignore[attr-defined]
     with pytest.raises(DecodeError):
         decode([b"tts.volume.state", body(volume=True)])
+
+
+def test_numbers_of_other_types_travel_as_plain_numbers() -> None:
+    import numpy as np
+
+    from bus.messages import Spoken
+
+    msg = Spoken(text="x", duration=np.float32(1.5), seq=np.int64(3))  # type: ignore[arg-type]
+    back = decode(encode(msg))
+    assert (back.duration, back.seq) == (1.5, 3)  # type: ignore[attr-defined]
+    assert (type(back.duration), type(back.seq)) == (float, int)  # type: ignore[attr-defined]
+    with pytest.raises(TypeError, match="cannot carry a complex"):
+        encode(Spoken(text="x", duration=1j))  # type: ignore[arg-type]
 
 
 def test_probe_suffix_maps_back_to_probe() -> None:
