@@ -100,6 +100,8 @@ class StreamingDecoder:
     def __init__(
         self, text: Any, decoder: Any, context: int = CONTEXT, lookahead: int = LOOKAHEAD
     ) -> None:
+        if context < MATCH:
+            raise ValueError(f"context of {context} frames: the seam's level needs {MATCH}")
         self.text = text
         self.decoder = decoder
         self.context = context
