@@ -13,6 +13,7 @@ loudness is matched in :mod:`services.tts.kokoro_seam`.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -51,9 +52,10 @@ SECONDS_PER_FRAME = 0.0075
 machine keeps that pace, so the same text is cut the same way every time."""
 SLOWER = 1.4
 """Once the decoder runs this much slower than ``SECONDS_PER_FRAME`` (a busy machine, a
-slower CPU), heads are sized on the pace measured, or the rest would come late: a pause in
-the middle of a phrase (0.4-0.8 s with one busy process on the 2 cores here). Measured
-here: 7.1-8.5 ms a frame on a quiet machine, 12-13 ms with one busy process."""
+slower CPU), heads are sized on the pace measured (rounded up to a power of it), or the
+rest would come late: a pause in the middle of a phrase (0.4-0.8 s with one busy process
+on the 2 cores here). Measured here: 7.1-8.5 ms a frame on a quiet machine, 12-13 ms with
+one busy process."""
 PACE_WEIGHT = 0.3
 """Weight of the latest decode in the pace measured (a moving average)."""
 SHORTEST_HEAD = 8
@@ -113,8 +115,12 @@ class StreamingDecoder:
 
     @property
     def seconds_per_frame(self) -> float:
-        """The cost heads are sized on: the usual one unless the decoder is much slower."""
-        return self.pace if self.pace > SLOWER * SECONDS_PER_FRAME else SECONDS_PER_FRAME
+        """The cost heads are sized on: the usual one unless the decoder is much slower, then
+        the pace rounded up to a step of ``SLOWER`` (a pace that wobbles cuts the same way)."""
+        if self.pace <= SLOWER * SECONDS_PER_FRAME:
+            return SECONDS_PER_FRAME
+        steps = math.ceil(math.log(self.pace / SECONDS_PER_FRAME, SLOWER))
+        return float(SECONDS_PER_FRAME * SLOWER**steps)
 
     def frames(self, tokens: list[int], style: np.ndarray, speed: float) -> Frames:
         features, pitch, energy = self.text.run(None, {
