@@ -147,18 +147,20 @@ class Bus:
         self._attach()
         if not self._inbox:
             loop = asyncio.get_running_loop()
-            waiter = self._inbox_waiter = loop.create_future()
-            # A bare timer, not asyncio.timeout(): this is every message's path after a wait,
-            # and the timer is a third of the cost.
-            timer = None if timeout is None else loop.call_later(timeout, _wake, waiter)
-            try:
-                await waiter
-            finally:
-                self._inbox_waiter = None
-                if timer is not None:
-                    timer.cancel()
-            if not self._inbox:
-                return None  # the timer woke us: nothing came
+            deadline = None if timeout is None else loop.time() + timeout
+            while not self._inbox:
+                if deadline is not None and loop.time() >= deadline:
+                    return None
+                waiter = self._inbox_waiter = loop.create_future()
+                # A bare timer, not asyncio.timeout(): this is every message's path after a
+                # wait, and the timer was a third of the cost.
+                timer = None if deadline is None else loop.call_at(deadline, _wake, waiter)
+                try:
+                    await waiter
+                finally:
+                    self._inbox_waiter = None
+                    if timer is not None:
+                        timer.cancel()
         return self._inbox.popleft()
 
     async def __aiter__(self) -> AsyncIterator[Message]:
@@ -284,7 +286,7 @@ class Bus:
         try:
             msg = decode(frames)
         except DecodeError as exc:
-            self._bad.warn(exc.reason, "dropped a bad message on %s: %s", exc.topic, exc.reason)
+            self._bad.warn(exc.kind, "dropped a bad message on %s: %s", exc.topic, exc.reason)
             if self._on_invalid is not None:
                 self._on_invalid(frames, exc)
             return

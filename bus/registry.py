@@ -12,40 +12,44 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-import re
 import types
 import typing
 from typing import Any
 
 import msgspec
 
+from bus.checks import check_free_form, reason_and_kind
 from bus.message import Message
 
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 """Largest body accepted (a 4-minute PCM16 16 kHz utterance is 7.7 MB)."""
 
-_MAX_DEPTH = 32
 _SIMPLE = (str, bytes, bool, int, float)
 
 
 class DecodeError(ValueError):
-    """Frames that are not a valid message; ``reason`` says what is wrong."""
+    """Frames that are not a valid message; ``reason`` says what is wrong, ``kind`` the
+    same without the details that vary from message to message (log rate limits use it)."""
 
-    def __init__(self, reason: str, topic: str = "?") -> None:
+    def __init__(self, reason: str, topic: str = "?", kind: str | None = None) -> None:
         super().__init__(f"{topic}: {reason}")
         self.reason = reason
         self.topic = topic
+        self.kind = kind or reason
 
 
 @dataclasses.dataclass(frozen=True)
 class _Spec:
     cls: type[Message]
     decoder: msgspec.msgpack.Decoder[Any]
-    nested: tuple[str, ...]
-    """Fields that may hold nested lists and maps: their depth is checked."""
+    names: tuple[str, ...]
+    """Every field, in order (what is encoded)."""
+    free_form: tuple[str, ...]
+    """Fields that may hold nested lists and maps: checked by :func:`check_free_form`."""
 
 
 _REGISTRY: dict[str, _Spec] = {}
+_NAMES: dict[type[Message], tuple[str, ...]] = {}
 _SUFFIXED = ("sys.probe.",)
 """Topics that may carry a private suffix (see :func:`encode`)."""
 
@@ -68,14 +72,23 @@ def register(cls: type[Message]) -> type[Message]:
     if not topic or topic in _REGISTRY:
         raise ValueError(f"{cls.__name__}: missing or duplicate topic {topic!r}")
     hints = typing.get_type_hints(cls)
-    nested = []
-    for f in dataclasses.fields(cls):
+    fields = dataclasses.fields(cls)
+    for f in fields:
         if not _supported(hints[f.name]):
             raise TypeError(f"field {f.name!r}: unsupported annotation {hints[f.name]!r}")
-        if typing.get_origin(hints[f.name]) in (list, dict) or hints[f.name] is Any:
-            nested.append(f.name)
-    _REGISTRY[topic] = _Spec(cls, msgspec.msgpack.Decoder(cls), tuple(nested))
+    free_form = tuple(f.name for f in fields if _free_form(hints[f.name]))
+    names = tuple(f.name for f in fields)
+    _REGISTRY[topic] = _Spec(cls, msgspec.msgpack.Decoder(cls), names, free_form)
+    _NAMES[cls] = names
     return cls
+
+
+def _free_form(hint: Any) -> bool:
+    if hint is Any or typing.get_origin(hint) in (list, dict):
+        return True
+    return typing.get_origin(hint) in (typing.Union, types.UnionType) and any(
+        _free_form(a) for a in typing.get_args(hint)
+    )
 
 
 def _supported(hint: Any) -> bool:
@@ -101,9 +114,11 @@ def encode(msg: Message, src: str = "", suffix: str = "") -> list[bytes]:
     A suffix lets a subscriber take a topic of its own (the round-trip probe
     does); decoding maps ``topic.suffix`` back to the type of ``topic``.
     """
-    body: Any = msg
-    if src and not msg.src:
-        body = dict(msg.__dict__)  # the fields, in order: a frozen dataclass has no others
+    # From the field names, not the instance's __dict__: msgspec leaves fields that have
+    # their class default out of a decoded instance's __dict__ (a relayed message would
+    # lose its "v", "turn" and "site").
+    body = {name: getattr(msg, name) for name in _NAMES[type(msg)]}
+    if src and not body["src"]:
         body["src"] = src
     topic = f"{msg.TOPIC}.{suffix}" if suffix else msg.TOPIC
     return [topic.encode(), _ENCODER.encode(body)]
@@ -112,7 +127,7 @@ def encode(msg: Message, src: str = "", suffix: str = "") -> list[bytes]:
 def decode(frames: list[bytes]) -> Message:
     """Validate and build the message in ``frames``; raise DecodeError if invalid."""
     if len(frames) != 2:
-        raise DecodeError(f"expected 2 frames, got {len(frames)}")
+        raise DecodeError(f"expected 2 frames, got {len(frames)}", kind="frames")
     raw_topic, body = frames
     try:
         topic = bytes(raw_topic).decode()
@@ -124,43 +139,19 @@ def decode(frames: list[bytes]) -> Message:
     if spec is None:
         raise DecodeError("unknown topic", topic)
     if len(body) > MAX_MESSAGE_BYTES:
-        raise DecodeError(f"body of {len(body)} bytes exceeds {MAX_MESSAGE_BYTES}", topic)
+        raise DecodeError(
+            f"body of {len(body)} bytes exceeds {MAX_MESSAGE_BYTES}", topic, "too large"
+        )
     try:
         msg: Message = spec.decoder.decode(body)
     except msgspec.ValidationError as exc:
-        raise DecodeError(_reason(str(exc)), topic) from None
+        reason, kind = reason_and_kind(str(exc))
+        raise DecodeError(reason, topic, kind) from None
     except (msgspec.DecodeError, RecursionError) as exc:
-        raise DecodeError(f"not msgpack ({exc})", topic) from None
-    for name in spec.nested:
+        raise DecodeError(f"not msgpack ({exc})", topic, "not msgpack") from None
+    for name in spec.free_form:
         try:
-            _depth(getattr(msg, name))
+            check_free_form(getattr(msg, name))
         except ValueError as exc:
-            raise DecodeError(f"field {name!r}: {exc}", topic) from None
+            raise DecodeError(f"field {name!r}: {exc}", topic, f"field {name}") from None
     return msg
-
-
-_MISSING = re.compile(r"Object missing required field `(\w+)`")
-_AT_FIELD = re.compile(r"(.*) - at `\$\.(\w+)(.*)`$")
-
-
-def _reason(error: str) -> str:
-    """msgspec's words, said the registry's way: which field, and what is wrong with it."""
-    if missing := _MISSING.fullmatch(error):
-        return f"missing field {missing[1]!r}"
-    if at := _AT_FIELD.fullmatch(error):
-        where = f" (at {at[3]})" if at[3] else ""
-        return f"field {at[2]!r}: {at[1].replace('`', '')}{where}"
-    if error.startswith("Expected `object`"):
-        return "body is not a map"
-    return error
-
-
-def _depth(value: Any, depth: int = 0) -> None:
-    if depth > _MAX_DEPTH:
-        raise ValueError("nested too deeply")
-    if isinstance(value, list):
-        for item in value:
-            _depth(item, depth + 1)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _depth(item, depth + 1)

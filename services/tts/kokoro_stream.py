@@ -116,7 +116,8 @@ class StreamingDecoder:
     @property
     def seconds_per_frame(self) -> float:
         """The cost heads are sized on: the usual one unless the decoder is much slower, then
-        the pace rounded up to a step of ``SLOWER`` (a pace that wobbles cuts the same way)."""
+        the pace rounded up to a power of ``SLOWER`` (a pace that wobbles within one step
+        cuts the same text the same way)."""
         if self.pace <= SLOWER * SECONDS_PER_FRAME:
             return SECONDS_PER_FRAME
         steps = math.ceil(math.log(self.pace / SECONDS_PER_FRAME, SLOWER))

@@ -16,7 +16,7 @@ from services.speaker.voices import VoiceError, voice_for
 from services.tts.blends import Voice, resolve_tables
 from services.tts.embedded import cache_dir, model_and_voices
 from services.tts.kokoro_split import split_model
-from services.tts.kokoro_stream import StreamingDecoder
+from services.tts.kokoro_stream import SECONDS_PER_FRAME, StreamingDecoder
 
 log = logging.getLogger(__name__)
 
@@ -166,3 +166,5 @@ def warm_up(voice: KokoroVoice) -> None:
         sentence = "はい、今日はいい天気ですね。" if japanese else "Hello, how are you today?"
         for _ in voice.stream(sentence, voice.default_lang, 0.0):  # a head and a rest
             pass
+        # Those first runs were slow on purpose: heads are sized on the pace from here on.
+        voice.decoder.pace = SECONDS_PER_FRAME

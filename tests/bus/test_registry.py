@@ -98,6 +98,10 @@ def body(**fields: typing.Any) -> bytes:
         ([b"control.action", body(actions=b"\x91" * 5000)], "field 'actions'"),
         ([b"tools.call", body(call_id="1", name="x", arguments={})[:-1]], "not msgpack"),
         ([b"control.action", body(actions=[deep(40)])], "nested"),
+        ([b"control.action", body(actions=[{1: "up"}])], "field 'actions': a map key at [0]"),
+        ([b"tools.catalog", body(tools=[{"parameters": {"a": {(1, 2): 1}}}])], "not a string"),
+        ([b"control.action", body(actions=[{"t": msgpack.ExtType(5, b"x")}])], "of type Ext"),
+        ([b"tts.speaking", msgpack.packb({b"speaking": True})], "field name"),
         ([b"tools.call", b"\x00" * (MAX_MESSAGE_BYTES + 1)], "exceeds"),
     ],
 )
@@ -132,6 +136,35 @@ def test_numbers_of_other_types_travel_as_plain_numbers() -> None:
     assert (type(back.duration), type(back.seq)) == (float, int)  # type: ignore[attr-defined]
     with pytest.raises(TypeError, match="cannot carry a complex"):
         encode(Spoken(text="x", duration=1j))  # type: ignore[arg-type]
+
+
+def test_a_relayed_message_keeps_every_field() -> None:
+    from bus.messages import ToolResult
+
+    received = decode([b"tools.result", body(call_id="1", name="now", content="noon", src="x")])
+    relayed = msgpack.unpackb(encode(received, src="relay")[1])
+    fields = [f.name for f in dataclasses.fields(ToolResult)]
+    assert list(relayed) == fields  # "v", "turn", "site" and the defaults too, in order
+    assert relayed["src"] == "x" and relayed["v"] == 1 and relayed["turn"] is None
+
+
+def test_the_kind_of_a_problem_does_not_vary_with_the_bytes() -> None:
+    kinds = set()
+    for extra in (b"\x00", b"\x00\x00\x00"):
+        with pytest.raises(DecodeError) as info:
+            decode([b"tts.speaking", body(speaking=True) + extra])
+        kinds.add(info.value.kind)
+    assert kinds == {"not msgpack"}
+    with pytest.raises(DecodeError) as info:
+        decode([b"tools.catalog", body(tools=[{"a": 1}, [1]])])
+    assert "(at [1])" in info.value.reason and info.value.kind == "field tools"
+
+
+def test_optional_free_form_fields_are_checked_too() -> None:
+    from bus.registry import _free_form
+
+    assert _free_form(list[dict[str, typing.Any]] | None)
+    assert _free_form(typing.Any) and not _free_form(str | None)
 
 
 def test_probe_suffix_maps_back_to_probe() -> None:

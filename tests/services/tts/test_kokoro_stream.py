@@ -201,6 +201,13 @@ def test_heads_are_sized_on_the_usual_pace_until_the_decoder_is_much_slower(
     assert paced.seconds_per_frame > busy
 
 
+def test_the_slow_runs_at_start_up_do_not_count_in_the_pace() -> None:
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("XDG_CACHE_HOME", str(CACHE))
+        fresh = load_kokoro(Config())
+    assert fresh.decoder is not None and fresh.decoder.pace == SECONDS_PER_FRAME
+
+
 def test_the_pace_is_measured_on_every_decode(voice: KokoroVoice, paced: StreamingDecoder) -> None:
     frames = frames_of(voice, SENTENCE)
     paced.pace = 1.0  # a second a frame: far slower than any decode here
