@@ -28,8 +28,11 @@ MATCH = 4
 """Frames before the seam (100 ms) on which the head's and the rest's levels are compared."""
 RAMP = 20
 """Frames (0.5 s) over which the rest eases from the head's level to its own."""
-LIMITS = (0.25, 4.0)
-"""The most a level match may change the rest: beyond, the frames compared were near silence."""
+LIMITS = (0.5, 2.0)
+"""The most a level match may change the rest (6 dB): beyond, the frames compared are not
+the voice's level (near silence, or a local dip of the head's decode: heads cut at some
+places came out 10 dB under the whole decode over their last 100 ms), and the rest is
+left as decoded."""
 FADE = 240
 """Samples (10 ms) over which the head hands over to the rest."""
 
