@@ -42,14 +42,13 @@ class DecodeError(ValueError):
 class _Spec:
     cls: type[Message]
     decoder: msgspec.msgpack.Decoder[Any]
-    names: tuple[str, ...]
-    """Every field, in order (what is encoded)."""
     free_form: tuple[str, ...]
     """Fields that may hold nested lists and maps: checked by :func:`check_free_form`."""
 
 
 _REGISTRY: dict[str, _Spec] = {}
 _NAMES: dict[type[Message], tuple[str, ...]] = {}
+"""Every field of each type, in order: what :func:`encode` sends."""
 _SUFFIXED = ("sys.probe.",)
 """Topics that may carry a private suffix (see :func:`encode`)."""
 
@@ -77,9 +76,8 @@ def register(cls: type[Message]) -> type[Message]:
         if not _supported(hints[f.name]):
             raise TypeError(f"field {f.name!r}: unsupported annotation {hints[f.name]!r}")
     free_form = tuple(f.name for f in fields if _free_form(hints[f.name]))
-    names = tuple(f.name for f in fields)
-    _REGISTRY[topic] = _Spec(cls, msgspec.msgpack.Decoder(cls), names, free_form)
-    _NAMES[cls] = names
+    _REGISTRY[topic] = _Spec(cls, msgspec.msgpack.Decoder(cls), free_form)
+    _NAMES[cls] = tuple(f.name for f in fields)
     return cls
 
 
