@@ -6,7 +6,7 @@ from datetime import datetime
 
 import pytest
 
-from tests.helpers.hearing import clock_times, says_hour, says_time
+from tests.helpers.hearing import clock_times, says_time
 
 
 @pytest.mark.parametrize(
@@ -43,14 +43,3 @@ def test_says_time_allows_each_minute_between_and_12_hour_clocks() -> None:
     assert says_time("It is 1:59.", asked, answered)
     assert says_time("It is 14:00.", asked, answered)
     assert not says_time("It is 14:01.", asked, answered)
-
-
-def test_says_hour_reads_the_number_after_the_year() -> None:
-    asked, answered = datetime(2026, 11, 30, 12, 25), datetime(2026, 11, 30, 12, 26)
-    assert says_hour("It is Monday 30 November 2026, 12 or 25", asked, answered)
-    assert says_hour("It is Monday 30 November 2026, 1225.", asked, answered)
-    assert not says_hour("It is Monday 30 November 2026, 13 or 25", asked, answered)
-    assert not says_hour("It is Monday 12 November.", asked, answered)  # no year, no hour
-    late = datetime(2026, 11, 30, 23, 59), datetime(2026, 12, 1, 0, 0)
-    assert says_hour("It is Tuesday 1 December 2026, 0 0.", *late)
-    assert says_hour("It is Monday 30 November 2026, 11:59 PM.", *late)

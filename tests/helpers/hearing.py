@@ -101,6 +101,12 @@ def loud_regions(
     return [(s / RATE, (e + 1) / RATE) for s, e in zip(starts, ends, strict=True)]
 
 
+def loud_span(samples: np.ndarray, rate: int = RATE, floor: float = 0.01) -> float:
+    """Seconds from the first to the last sample louder than ``floor``."""
+    loud = np.flatnonzero(np.abs(samples) > floor)
+    return float(loud[-1] + 1 - loud[0]) / rate if len(loud) else 0.0
+
+
 def peak(samples: np.ndarray, start: float, end: float) -> float:
     return float(np.max(np.abs(samples[int(start * RATE) : int(end * RATE)])))
 
@@ -167,20 +173,3 @@ def says_time(text: str, earliest: datetime, latest: datetime) -> bool:
             return True
         minute += timedelta(minutes=1)
     return False
-
-
-def says_hour(text: str, earliest: datetime, latest: datetime) -> bool:
-    """Whether the number right after the year is the hour of a time between ``earliest``
-    and ``latest`` (the ``now`` tool says "Monday 30 November 2026, 12:25"). Whisper hears
-    Kokoro's minutes less surely than its hours: "12:25" has come back as "12 or 25"."""
-    tokens = _numbers(text)
-    year = str(earliest.year)
-    if year not in tokens:
-        return False
-    following = tokens[tokens.index(year) + 1 : tokens.index(year) + 2]
-    hours = set()
-    hour = earliest.replace(minute=0, second=0, microsecond=0)
-    while hour <= latest:
-        hours |= {str(hour.hour), f"{hour.hour:02d}", str(hour.hour % 12 or 12)}
-        hour += timedelta(hours=1)
-    return any(token in hours or token[:-2] in hours for token in following)

@@ -52,7 +52,10 @@ def convert(celsius: float, units: str) -> float:
 
 
 def wind(metres_per_second: float, units: str) -> float:
-    return round(metres_per_second * 2.23694, 2) if units == "imperial" else metres_per_second
+    """As OpenWeatherMap sends it: two decimals at most (1.5 + 3 * 0.7 is 3.5999999999999996
+    in floats, a value the real service never sends)."""
+    speed = metres_per_second * 2.23694 if units == "imperial" else metres_per_second
+    return round(speed, 2)
 
 
 class FakeOpenWeatherMap(HttpDouble):
