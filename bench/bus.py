@@ -3,7 +3,8 @@
 Compares, for a 200-byte control message, a 32 ms PCM16 16 kHz chunk
 (1 KB) and a 5 s utterance (160 KB), over ipc and tcp on 127.0.0.1:
 - ``project``: the project's own client (``bus.client.Bus``: msgpack
-  envelope, registry decode, asyncio) through the project's broker;
+  envelope, registry decode, asyncio on uvloop, as the services run it)
+  through the project's broker;
 - ``pyzmq``: plain PUB/SUB sockets through a raw XSUB/XPUB ``zmq.proxy``
   (the floor for anything built on ZeroMQ);
 - ``codec`` (ipc only): the project's messages (frozen dataclass, msgpack
@@ -20,7 +21,7 @@ apart (latency, queues empty); then a burst with stamp 0 (throughput,
 first to last message received; PUB drops past its high-water mark, so
 losses are counted, not waited for); then stamp 2 until the receiver has it.
 
-    python -m bench.bus [--count 2000] [--burst 20000] [--payload control] [--json]
+    python -m bench.bus [--count 2000] [--burst 20000] [--payload control] [--rounds 1] [--json]
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import json
 import multiprocessing as mp
 import shutil
 import socket
+import statistics
 import subprocess
 import tempfile
 import time
@@ -57,11 +59,12 @@ def free_port() -> int:
 def project_pair(pub: str, sub: str, role: str) -> tuple[Any, Any]:
     import asyncio
 
+    from bus import eventloop
     from bus.client import Bus
     from bus.endpoints import Endpoints
     from bus.messages import Utterance
 
-    loop = asyncio.new_event_loop()
+    loop = eventloop.new_loop()  # the services' loop
     asyncio.set_event_loop(loop)
 
     async def connect() -> Bus:
@@ -77,7 +80,7 @@ def project_pair(pub: str, sub: str, role: str) -> tuple[Any, Any]:
         bus.publish(Utterance(pcm=payload, rate=16000, duration=0.0, speech_end=float(stamp)))
 
     async def recv() -> int:
-        msg = await bus.recv(timeout=30)
+        msg = await bus.recv()  # as the services wait (the parent gives up after 300 s)
         assert isinstance(msg, Utterance)
         return int(msg.speech_end)
 
@@ -333,13 +336,54 @@ def run_mosquitto(size: int, count: int, burst: int) -> dict[str, float]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+CLIENTS = [
+    ("project", "ipc"),
+    ("pyzmq", "ipc"),
+    ("codec", "ipc"),
+    ("project", "tcp"),
+    ("pyzmq", "tcp"),
+    ("mosquitto", "tcp"),
+]
+
+
+def summarize(rows: list[dict[str, Any]]) -> list[str]:
+    """Medians over the rounds, and the project's p50 over raw pyzmq's, round by round.
+
+    The ratio is taken within each round (the two ran seconds apart) before
+    its median: on a shared machine, the load moves more between runs than
+    the clients differ.
+    """
+    runs: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        runs.setdefault((row["payload"], row["client"], row["transport"]), []).append(row)
+    lines = []
+    for (payload, client, transport), mine in runs.items():
+        p50, p99, rate = (
+            statistics.median(r[k] for r in mine) for k in ("p50_us", "p99_us", "msg_per_s")
+        )
+        line = f"{payload:17} {client:9} {transport:3}  median p50 {p50:7.1f} µs  "
+        line += f"p99 {p99:7.1f} µs  {rate:8.0f} msg/s"
+        raw = {r["round"]: r["p50_us"] for r in runs.get((payload, "pyzmq", transport), [])}
+        ratios = sorted(r["p50_us"] / raw[r["round"]] for r in mine if raw.get(r["round"]))
+        if client == "project" and ratios:
+            line += f"  p50/pyzmq {statistics.median(ratios):.2f}x"
+            line += f" ({ratios[0]:.2f}-{ratios[-1]:.2f})"
+        lines.append(line)
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--count", type=int, default=2000, help="paced messages for latency")
     parser.add_argument("--burst", type=int, default=20000, help="messages in the throughput burst")
     parser.add_argument(
-        "--payload", action="append", choices=[label.split()[0] for label in PAYLOADS],
+        "--payload",
+        action="append",
+        choices=[label.split()[0] for label in PAYLOADS],
         help="only this payload (repeatable; default all)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="run every client this many times, interleaved"
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -348,29 +392,26 @@ def main() -> None:
         if args.payload and label.split()[0] not in args.payload:
             continue
         burst = args.burst if size < 100_000 else max(200, args.burst // 50)
-        for kind, transport in [
-            ("project", "ipc"),
-            ("pyzmq", "ipc"),
-            ("codec", "ipc"),
-            ("project", "tcp"),
-            ("pyzmq", "tcp"),
-            ("mosquitto", "tcp"),
-        ]:
-            if kind == "mosquitto":
-                result = run_mosquitto(size, args.count, burst)
-            else:
-                result = run_zmq(kind, transport, size, args.count, burst)
-            row = {"payload": label, "client": kind, "transport": transport, **result}
-            rows.append(row)
-            if not args.json:
-                print(
-                    f"{label:17} {kind:9} {transport:3}  p50 {row['p50_us']:8.1f} µs  "
-                    f"p99 {row['p99_us']:8.1f} µs  {row['msg_per_s']:>8} msg/s  "
-                    f"lost {row['lost']}",
-                    flush=True,
-                )
+        for number in range(args.rounds):
+            for kind, transport in CLIENTS:
+                if kind == "mosquitto":
+                    result = run_mosquitto(size, args.count, burst)
+                else:
+                    result = run_zmq(kind, transport, size, args.count, burst)
+                row = {"payload": label, "client": kind, "transport": transport, **result}
+                rows.append({**row, "round": number})
+                if not args.json:
+                    print(
+                        f"{label:17} {kind:9} {transport:3}  p50 {row['p50_us']:8.1f} µs  "
+                        f"p99 {row['p99_us']:8.1f} µs  {row['msg_per_s']:>8} msg/s  "
+                        f"lost {row['lost']}",
+                        flush=True,
+                    )
     if args.json:
         print(json.dumps(rows, indent=2))
+    elif args.rounds > 1:
+        print(f"\nover {args.rounds} rounds:")
+        print("\n".join(summarize(rows)))
 
 
 if __name__ == "__main__":

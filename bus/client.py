@@ -28,7 +28,6 @@ M = TypeVar("M", bound=Message)
 # Plain ints, not pyzmq's enums: converting an enum costs more than the call it is for.
 _NOBLOCK = int(zmq.NOBLOCK)
 _MORE_NOBLOCK = int(zmq.SNDMORE | zmq.NOBLOCK)
-_RCVMORE = int(zmq.RCVMORE)
 
 QUEUE_LIMIT = 10_000
 DRAIN_BATCH = 500
@@ -259,7 +258,7 @@ class Bus:
         """Watch the SUB socket from the running loop (once)."""
         if self._loop is None:
             self._loop = asyncio.get_running_loop()
-            self._loop.add_reader(self._fd, self._drain)
+            self._loop.add_reader(self._fd, self._on_readable)
             self._kick()
 
     def _kick(self) -> None:
@@ -267,28 +266,51 @@ class Bus:
         if self._loop is not None:
             self._loop.call_soon(self._drain)
 
-    def _drain(self) -> None:
-        sub = self._sub
-        for _ in range(DRAIN_BATCH):
-            if sub.closed:
-                return
-            try:
-                frames = [sub.recv(_NOBLOCK)]
-            except zmq.Again:
-                return  # drained: the edge-triggered FD will fire for the next one
-            while sub.get(_RCVMORE):  # the rest of a message is there once its first frame is
-                frames.append(sub.recv(_NOBLOCK))
-            self._receive(frames)
-        if self._loop is not None:
-            self._loop.call_soon(self._drain)  # more may be waiting: continue after others
+    def _on_readable(self) -> None:
+        """A wake-up: hand the first message over now, drain the rest after its reader ran.
 
-    def _receive(self, frames: list[bytes]) -> None:
+        Asking the socket for more (the edge-triggered FD must be drained) costs
+        a failed receive; done first, it would delay the woken task every time.
+        """
+        frames = self._recv_frames()
+        if frames is not None:
+            self._receive(frames)
+            self._kick()
+
+    def _drain(self) -> None:
+        for _ in range(DRAIN_BATCH):
+            frames = self._recv_frames()
+            if frames is None:
+                return  # drained: the edge-triggered FD will fire for the next one
+            self._receive(frames)
+        self._kick()  # more may be waiting: continue after others
+
+    def _recv_frames(self) -> list[bytes | memoryview] | None:
+        """One whole message's frames, or None when none is waiting (or the socket closed).
+
+        Frames, not copies: a frame says itself whether more follow (no socket
+        option to ask), and the body is read in place (msgspec copies what it keeps).
+        """
+        sub = self._sub
+        if sub.closed:
+            return None
+        try:
+            frame = sub.recv(_NOBLOCK, copy=False)
+        except zmq.Again:
+            return None
+        frames: list[bytes | memoryview] = [frame.bytes]
+        while frame.more:  # the rest of a message is there once its first frame is
+            frame = sub.recv(_NOBLOCK, copy=False)
+            frames.append(frame.buffer)
+        return frames
+
+    def _receive(self, frames: list[bytes | memoryview]) -> None:
         try:
             msg = decode(frames)
         except DecodeError as exc:
             self._bad.warn(exc.kind, "dropped a bad message on %s: %s", exc.topic, exc.reason)
             if self._on_invalid is not None:
-                self._on_invalid(frames, exc)
+                self._on_invalid([bytes(f) for f in frames], exc)
             return
         self._dispatch(msg)
 

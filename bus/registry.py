@@ -122,7 +122,7 @@ def encode(msg: Message, src: str = "", suffix: str = "") -> list[bytes]:
     return [topic.encode(), _ENCODER.encode(body)]
 
 
-def decode(frames: list[bytes]) -> Message:
+def decode(frames: list[bytes | memoryview]) -> Message:
     """Validate and build the message in ``frames``; raise DecodeError if invalid."""
     if len(frames) != 2:
         raise DecodeError(f"expected 2 frames, got {len(frames)}", kind="frames")

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from bus import eventloop
 from bus.client import Bus, RequestTimeout
 from bus.endpoints import EndpointError, Endpoints, resolve
 from desktop_assistant.config import Config, ConfigError, load_config
@@ -119,7 +120,7 @@ def run_service(name: str, args: argparse.Namespace, main: ServiceMain) -> int:
     except EndpointError as exc:
         log.error("%s: %s", name, exc)
         return 2
-    code = asyncio.run(_run(name, endpoints, config, args, main))
+    code = eventloop.run(_run(name, endpoints, config, args, main))
     if _loading:
         # Stopped while a model was loading: everything of ours is closed; leave without
         # waiting for the load or running the interpreter's exit over the library's thread.

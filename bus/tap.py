@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from bus import eventloop
 from bus.client import Bus
 from bus.liveness import Liveness
 from bus.message import Message
@@ -169,7 +170,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             await bus.close()
 
     try:
-        asyncio.run(main())
+        eventloop.run(main())
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass
     return 0

@@ -13,9 +13,18 @@ T = TypeVar("T")
 
 
 def with_buses(
-    endpoints: Endpoints, names: list[str], body: Callable[..., Awaitable[T]], **kwargs: Any
+    endpoints: Endpoints,
+    names: list[str],
+    body: Callable[..., Awaitable[T]],
+    *,
+    loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
+    **kwargs: Any,
 ) -> T:
-    """``asyncio.run(body(*buses))`` with connected buses, closed afterwards."""
+    """``asyncio.run(body(*buses))`` with connected buses, closed afterwards.
+
+    ``loop_factory`` picks the event loop (default asyncio's own, as the CLI
+    commands run; :func:`bus.eventloop.new_loop` is the services' uvloop).
+    """
 
     async def main() -> T:
         buses = [Bus(endpoints, name, **kwargs) for name in names]
@@ -27,4 +36,5 @@ def with_buses(
             for bus in buses:
                 await bus.close()
 
-    return asyncio.run(main())
+    with asyncio.Runner(loop_factory=loop_factory) as runner:
+        return runner.run(main())
