@@ -26,3 +26,20 @@ def test_the_bus_benchmark_measures_every_client_payload_and_transport() -> None
         assert 0 < row["p50_us"] <= row["p99_us"], row
         burst = BURST if row["payload"] != "utterance 160 KB" else 200
         assert row["msg_per_s"] > 0 and 0 <= row["lost"] < burst, row
+
+
+def test_rounds_compare_the_project_with_pyzmq_round_by_round() -> None:
+    from bench.bus import summarize
+
+    def row(client: str, number: int, p50: float) -> dict[str, object]:
+        return {"payload": "control 200 B", "client": client, "transport": "ipc",
+                "p50_us": p50, "p99_us": 2 * p50, "msg_per_s": 1000, "lost": 0, "round": number}
+
+    # Paired by round the ratios are 1.5, 1.05 and 1.1 (median 1.1); the ratio of the
+    # medians (150 / 100) would be 1.5.
+    rows = [row("project", 0, 150), row("pyzmq", 0, 100), row("project", 1, 210),
+            row("pyzmq", 1, 200), row("project", 2, 110), row("pyzmq", 2, 100)]
+    project, pyzmq = summarize(rows)
+    assert "median p50   150.0 µs" in project
+    assert "p50/pyzmq 1.10x (1.05-1.50)" in project
+    assert "median p50   100.0 µs" in pyzmq and "pyzmq" not in pyzmq.split("ipc")[1]
