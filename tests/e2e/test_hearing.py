@@ -7,6 +7,7 @@ from datetime import datetime
 import pytest
 
 from tests.helpers.hearing import clock_times, says_time
+from tests.helpers.words import recall, words
 
 
 @pytest.mark.parametrize(
@@ -43,3 +44,12 @@ def test_says_time_allows_each_minute_between_and_12_hour_clocks() -> None:
     assert says_time("It is 1:59.", asked, answered)
     assert says_time("It is 14:00.", asked, answered)
     assert not says_time("It is 14:01.", asked, answered)
+
+
+def test_recall_forgives_a_misheard_word_not_a_sentence_cut_short() -> None:
+    said = words("Sorry, I can't reach the language model server at 127.0.0.1, port 8080.")
+    misheard = words("sorry i cant reach the language model so for at 127 0 0 1 port 8080")
+    assert recall(said, misheard) == 14 / 15
+    assert recall(said, words("sorry i cant reach the language")) == 6 / 15
+    # Each word counts as often as it was said: one "0" does not stand for two.
+    assert recall(words("0 0"), words("0")) == 0.5

@@ -15,7 +15,7 @@ from tests.e2e.world import voice_turn
 from tests.helpers import llm_chunks as c
 from tests.helpers.assistant import SERVICES, Assistant, Recorder
 from tests.helpers.hearing import transcribe
-from tests.helpers.words import words
+from tests.helpers.words import recall, words
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +54,11 @@ def test_without_an_llm_it_starts_and_says_where_it_expects_one(assistant: Assis
             )
             spoken = " ".join(m.text for m in turn.messages(rec.seen) if isinstance(m, Spoken))
             assert spoken == say.text
-            heard = " ".join(words(transcribe(turn.heard)))
-            assert "language model server" in heard and "config file" in heard, heard
+            # And it was played, all of it: Whisper hears the sentence in the answer's part of
+            # the sink (tiny.en has heard "server" as "so for": a word or two may go).
+            _, answer = turn.question_and_answer()
+            heard = words(transcribe(answer))
+            assert recall(words(say.text), heard) >= 0.8, heard
 
     asyncio.run(scenario())
 
