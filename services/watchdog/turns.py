@@ -158,11 +158,15 @@ class TurnBook:
                 turn.pids[SPEAKER] = pid  # only a speaker that runs now can be lost
         if not say.final:
             return
-        speaker = turn.pids.get(SPEAKER)
-        if turn.audible is None or speaker is None:
-            del self.turns[turn.turn]  # nothing (or nobody) to wait for
+        if turn.audible is None:
+            del self.turns[turn.turn]  # nothing to play, nothing to wait for
             return
+        speaker = turn.pids.get(SPEAKER)
         self._enter(turn, SPEAKING, [])
+        # None when no speaker was seen working with the turn's words: not a reason to forget
+        # it. Right after a broker outage the pieces queued meanwhile can come before anyone's
+        # heartbeat does; the turn is then judged once the path is settled (a broker restart
+        # loses it, a speaker that never comes too).
         turn.pids[SPEAKER] = speaker
 
     def _quiet(self) -> None:

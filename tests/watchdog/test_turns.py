@@ -214,3 +214,28 @@ def test_an_apology_that_starts_playing_ends_a_turn_that_had_nothing_else_to_pla
     lost.said = 1
     world.send(Speaking(speaking=True, turn="t1", src="tts"))
     assert world.book.turns == {}
+
+
+def test_a_final_piece_that_comes_back_before_the_heartbeats_does_not_forget_the_turn() -> None:
+    # The broker dies while the model answers; the dialogue's PUB queues the answer and
+    # delivers it as soon as it is back on the new broker, before anyone's heartbeat.
+    world = World()
+    transcribed(world)
+    world.silent = set(PIDS)
+    assert world.run(3) == []
+    say(world, "Sunny.", 0, final=True)
+    assert world.book.turns["t1"].phase == SPEAKING
+    world.pids["broker"] += 1
+    world.silent = set()
+    world.book.saw_broker(world.liveness.silent_for("broker"), world.now)
+    assert world.run(BEAT) == ["t1"]
+    assert world.book.turns["t1"].lost.stage == "broker"  # type: ignore[union-attr]
+
+
+def test_a_final_piece_with_no_speaker_running_loses_the_turn() -> None:
+    world = World(absent=("tts",))
+    transcribed(world)
+    say(world, "Sunny.", 0, final=True)
+    assert world.run(BEAT) == ["t1"]
+    lost = world.book.turns["t1"].lost
+    assert lost is not None and lost.stage == "tts" and "not running" in lost.why
