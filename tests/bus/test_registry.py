@@ -10,7 +10,14 @@ import pytest
 
 import bus.messages  # noqa: F401
 from bus.message import Message
-from bus.registry import MAX_MESSAGE_BYTES, DecodeError, decode, encode, registered
+from bus.registry import (
+    MAX_MESSAGE_BYTES,
+    DecodeError,
+    _checked_decode,
+    decode,
+    encode,
+    registered,
+)
 
 SAMPLES: dict[type, object] = {
     str: "héllo",
@@ -58,6 +65,7 @@ def test_round_trip(cls: type[Message]) -> None:
     back = decode(frames)
     assert type(back) is cls
     assert back == dataclasses.replace(msg, src="test")
+    assert _checked_decode(frames) == back  # the long way agrees with the short one
 
 
 def test_audio_is_msgpack_bin() -> None:
@@ -146,6 +154,26 @@ def test_a_relayed_message_keeps_every_field() -> None:
     fields = [f.name for f in dataclasses.fields(ToolResult)]
     assert list(relayed) == fields  # "v", "turn", "site" and the defaults too, in order
     assert relayed["src"] == "x" and relayed["v"] == 1 and relayed["turn"] is None
+
+
+def test_encoding_fills_the_source_but_leaves_the_message_as_it_was() -> None:
+    from bus.messages import Spoken
+
+    msg = Spoken(text="x", duration=1.0, seq=1)
+    assert msgpack.unpackb(encode(msg, src="me")[1])["src"] == "me"
+    assert msg.src == ""  # the caller's message is not changed
+    sent = Spoken(text="x", duration=1.0, seq=1, src="first")
+    assert msgpack.unpackb(encode(sent, src="me")[1])["src"] == "first"
+
+
+@pytest.mark.parametrize("kind", [memoryview, bytearray])
+def test_a_topic_in_another_buffer_decodes_the_same(kind: type) -> None:
+    from bus.messages import Speaking
+
+    frames = encode(Speaking(speaking=True))
+    assert decode([kind(frames[0]), frames[1]]) == decode(frames)
+    with pytest.raises(DecodeError, match="speaking"):
+        decode([kind(frames[0]), body(speaking="yes")])
 
 
 def test_the_kind_of_a_problem_does_not_vary_with_the_bytes() -> None:
