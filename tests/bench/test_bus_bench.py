@@ -43,3 +43,16 @@ def test_rounds_compare_the_project_with_pyzmq_round_by_round() -> None:
     assert "median p50   150.0 µs" in project
     assert "p50/pyzmq 1.10x (1.05-1.50)" in project
     assert "median p50   100.0 µs" in pyzmq and "pyzmq" not in pyzmq.split("ipc")[1]
+
+
+def test_the_paired_benchmark_runs_both_clients_at_once_and_alternates_the_lead() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.bus_paired", "--count", "30", "--rounds", "2", "--json"],
+        cwd=ROOT, env=python_env(), capture_output=True, text=True, timeout=180, check=True,
+    )
+    rows = json.loads(out.stdout)
+    assert [row["first"] for row in rows] == ["project", "pyzmq"]
+    for row in rows:
+        for client in ("project", "pyzmq"):
+            assert 0 < row[client]["p50_us"] <= row[client]["p99_us"], row
+        assert row["ratio"] == round(row["project"]["p50_us"] / row["pyzmq"]["p50_us"], 3)
