@@ -8,8 +8,7 @@ between the two every millisecond: a raw ``send_multipart`` to a raw
 read by its own receiver process (blocking pyzmq; ``bus.client.Bus`` on
 uvloop). Both see the same moments of the machine, so the ratio of their
 p50s is steady from round to round. Each receiver gets a message every 2 ms.
-Which client goes first alternates by round (the second of a pair follows a
-busier moment).
+Which client goes first alternates by round, so the order favours neither.
 
     python -m bench.bus_paired [--count 2000] [--rounds 5] [--transport ipc] [--json]
 """
