@@ -245,6 +245,15 @@ def sender(
         send(DONE, payload)
 
 
+def percentiles(lat: list[int]) -> dict[str, float]:
+    """p50 and p99 in µs of one-way latencies in ns."""
+    lat = sorted(lat)
+    return {
+        "p50_us": round(lat[len(lat) // 2] / 1000, 1),
+        "p99_us": round(lat[int(len(lat) * 0.99)] / 1000, 1),
+    }
+
+
 def measure(
     kind: str, where: dict[str, Any], size: int, count: int, burst: int
 ) -> dict[str, float]:
@@ -258,10 +267,8 @@ def measure(
     done.set()
     tx.join(30)
     rx.join(30)
-    lat.sort()
     return {
-        "p50_us": round(lat[len(lat) // 2] / 1000, 1),
-        "p99_us": round(lat[int(len(lat) * 0.99)] / 1000, 1),
+        **percentiles(lat),
         "msg_per_s": round(got / seconds) if seconds else 0,
         "lost": burst - got,
     }

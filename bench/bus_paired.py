@@ -25,7 +25,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.bus import DONE, WARMUP, endpoints, make_pair, project_broker, raw_proxy, receiver
+from bench.bus import (
+    DONE,
+    WARMUP,
+    endpoints,
+    make_pair,
+    percentiles,
+    project_broker,
+    raw_proxy,
+    receiver,
+)
 
 SIZE = 200
 BROKERS = {"project": project_broker, "pyzmq": raw_proxy}
@@ -72,11 +81,7 @@ def one_round(order: list[str], transport: str, count: int) -> dict[str, dict[st
             proc.start()
         result = {}
         for kind in order:
-            lat = sorted(outs[kind].get(timeout=300)[0])
-            result[kind] = {
-                "p50_us": round(lat[len(lat) // 2] / 1000, 1),
-                "p99_us": round(lat[int(len(lat) * 0.99)] / 1000, 1),
-            }
+            result[kind] = percentiles(outs[kind].get(timeout=300)[0])
         done.set()
         for proc in (tx, *receivers):
             proc.join(30)
