@@ -27,9 +27,9 @@ import numpy as np
 
 from bus.client import Bus
 from bus.messages import Transcript
-from desktop_assistant.config.schema import VadConfig, WhisperConfig
 from services.mic.convert import decode_file
 from services.mic.vad import FRAME, RATE, load_scorer, to_float
+from settings.schema import VadConfig, WhisperConfig
 from tests.helpers.service_stack import Stack, wait_state
 from tests.helpers.speech import read_wav, spoken, write_wav
 from tests.helpers.words import words

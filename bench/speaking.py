@@ -22,8 +22,8 @@ from typing import Any
 from bus.client import Bus
 from bus.message import new_id
 from bus.messages import Say, Speaking, Spoken
-from desktop_assistant.config import Config
 from services.tts.kokoro_voice import open_kokoro, warm_up
+from settings import Config
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speaker import CACHE, RunningTTS
 

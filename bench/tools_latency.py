@@ -24,9 +24,9 @@ from pathlib import Path
 from bus.client import Bus
 from bus.endpoints import Endpoints
 from bus.messages import Heartbeat, ToolCall, ToolResult
-from desktop_assistant.config.schema import ToolsConfig
-from desktop_assistant.config.toolfiles import load_tools
 from services.tools.runner import Runner
+from settings.schema import ToolsConfig
+from settings.toolfiles import load_tools
 
 ROOT = Path(__file__).resolve().parents[1]
 

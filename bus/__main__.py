@@ -10,7 +10,7 @@ import threading
 
 from bus.broker import Broker
 from bus.endpoints import EndpointError
-from bus.service import add_common_arguments, endpoints_of, load_or_exit, setup_logging
+from bus.process import add_common_arguments, endpoints_of, load_or_exit, setup_logging
 
 log = logging.getLogger("bus.broker")
 

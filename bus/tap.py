@@ -17,8 +17,8 @@ from bus.client import Bus
 from bus.liveness import Liveness
 from bus.message import Message
 from bus.messages import Heartbeat
+from bus.process import add_common_arguments, connect, endpoints_of, load_or_exit
 from bus.registry import DecodeError
-from bus.service import add_common_arguments, connect, endpoints_of, load_or_exit
 from bus.trace import TOPICS as TRACE_TOPICS
 from bus.trace import trace_turns
 

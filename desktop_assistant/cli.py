@@ -6,7 +6,7 @@ import argparse
 import importlib
 import sys
 
-from bus.service import add_common_arguments
+from bus.process import add_common_arguments
 
 COMMANDS = [
     "ask", "say", "listen", "volume", "config", "tap", "doctor", "tools", "keys", "systemd",

@@ -14,7 +14,7 @@ from bus.client import Bus, RequestTimeout
 from bus.liveness import AnswererLost, Liveness, request_watched
 from bus.message import new_id
 from bus.messages import Ask, Heartbeat, Reply
-from bus.service import load_or_exit
+from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
 
 

@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from bus.client import Bus, RequestTimeout
-from bus.service import endpoints_of, load_or_exit
+from bus.process import endpoints_of, load_or_exit
 
 
 class NoBroker(SystemExit):

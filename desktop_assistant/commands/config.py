@@ -8,7 +8,7 @@ import sys
 
 import tomli_w
 
-from desktop_assistant.config import ConfigError, load_config
+from settings import ConfigError, load_config
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"config error:\n{exc}", file=sys.stderr)
         return 2
     if args.action == "check":
-        from desktop_assistant.config.checks import extra_checks
+        from settings.checks import extra_checks
 
         problems = extra_checks(folder)
         for problem in problems:

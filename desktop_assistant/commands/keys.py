@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bus.process import load_or_exit
 from bus.security import create_keys
-from bus.service import load_or_exit
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

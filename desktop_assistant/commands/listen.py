@@ -8,7 +8,7 @@ import sys
 
 from bus.client import RequestTimeout
 from bus.messages import Heartbeat, ListenRequest
-from bus.service import load_or_exit
+from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
 
 

@@ -9,7 +9,7 @@ import sys
 from bus.client import RequestTimeout
 from bus.message import new_id
 from bus.messages import Heartbeat, Say, Speaking
-from bus.service import load_or_exit
+from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
 
 TTS = "tts"

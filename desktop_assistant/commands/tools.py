@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from desktop_assistant.config import ConfigError, load_config
-from desktop_assistant.config.toolfiles import Tool, check_tool_files, load_tools
+from settings import ConfigError, load_config
+from settings.toolfiles import Tool, check_tool_files, load_tools
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

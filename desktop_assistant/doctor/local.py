@@ -7,9 +7,9 @@ from typing import Any
 
 import httpx
 
-from desktop_assistant.config import Config, ConfigError, load_config
-from desktop_assistant.config.checks import extra_checks
 from desktop_assistant.doctor.result import Check
+from settings import Config, ConfigError, load_config
+from settings.checks import extra_checks
 
 
 def check_config(folder: str | None) -> tuple[Config | None, list[Check]]:

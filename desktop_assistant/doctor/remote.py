@@ -11,11 +11,11 @@ import httpx
 from bus.client import Bus, RequestTimeout
 from bus.endpoints import EndpointError
 from bus.messages import Heartbeat
-from bus.service import endpoints_of
-from desktop_assistant.config import Config
+from bus.process import endpoints_of
 from desktop_assistant.doctor.result import Check
-from desktop_assistant.secrets import safe_url
 from desktop_assistant.systemd import read_procfile
+from settings import Config
+from settings.secrets import safe_url
 
 PROCFILE = Path(__file__).resolve().parents[2] / "Procfile"
 MISSED_BEATS = 3

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from desktop_assistant.config import Config
-from desktop_assistant.config.schema import VoiceConfig, default_voices
 from desktop_assistant.doctor.result import Check
+from settings import Config
+from settings.schema import VoiceConfig, default_voices
 
 
 def check_tts(config: Config) -> list[Check]:

@@ -111,7 +111,7 @@ def render_config() -> str:
     sys.path.insert(0, str(ROOT))
     from pydantic import BaseModel
 
-    from desktop_assistant.config.schema import Config, VoiceConfig
+    from settings.schema import Config, VoiceConfig
 
     out: list[str] = []
 

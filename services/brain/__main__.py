@@ -9,11 +9,12 @@ import socket
 import sys
 
 from bus.client import Bus
-from bus.service import ServiceMain, load_or_exit, run_service, service_parser
-from desktop_assistant.config import Config
+from bus.process import load_or_exit
 from services.brain.api import create_app
 from services.brain.bridge import BrainBridge
 from services.brain.server import is_loopback, listen, serve
+from services.runner import ServiceMain, run_service, service_parser
+from settings import Config
 
 log = logging.getLogger("services.brain")
 

@@ -7,10 +7,10 @@ import logging
 import sys
 
 from bus.client import Bus
-from bus.service import run_service, service_parser
-from desktop_assistant.config import Config, config_dir
-from desktop_assistant.state import state_dir
 from services.dialogue.service import DialogueService
+from services.runner import run_service, service_parser
+from settings import Config, config_dir
+from settings.state import state_dir
 
 
 async def main(bus: Bus, config: Config, args: argparse.Namespace) -> None:

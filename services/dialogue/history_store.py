@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from desktop_assistant.state import set_aside, write_atomic
+from settings.state import set_aside, write_atomic
 
 log = logging.getLogger(__name__)
 

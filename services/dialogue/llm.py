@@ -16,8 +16,8 @@ from typing import Any
 
 import httpx
 
-from desktop_assistant.secrets import safe_url
 from services.dialogue.timing import Waits
+from settings.secrets import safe_url
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,6 @@ from bus.messages import (
     TraceMark,
     Transcript,
 )
-from desktop_assistant.config import Config
 from services.dialogue.history import Sessions
 from services.dialogue.history_store import HistoryStore
 from services.dialogue.llm import LLMClient
@@ -38,6 +37,7 @@ from services.dialogue.speculation import Prepared, Speculator, discard
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.turn import Turn, TurnRequest, TurnResult
+from settings import Config
 
 log = logging.getLogger(__name__)
 

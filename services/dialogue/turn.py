@@ -10,7 +10,6 @@ from typing import Any
 
 from bus.client import Bus
 from bus.messages import Error, Speculation, TraceMark
-from desktop_assistant.config import Config
 from services.dialogue.history import Sessions
 from services.dialogue.llm import LLMClient, LLMError
 from services.dialogue.phrases import apology
@@ -20,6 +19,7 @@ from services.dialogue.textcalls import may_be_call, parse_text_calls
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.toolcalls import ToolCallAssembler, ToolCallRequest
+from settings import Config
 
 log = logging.getLogger(__name__)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from bus.service import run_service, service_parser
 from services.mic.service import main as service_main
+from services.runner import run_service, service_parser
 
 
 def main() -> int:

@@ -14,7 +14,7 @@ import logging
 import math
 from dataclasses import dataclass
 
-from desktop_assistant.config.schema import ListenConfig, VadConfig
+from settings.schema import ListenConfig, VadConfig
 
 log = logging.getLogger(__name__)
 

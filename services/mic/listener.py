@@ -20,11 +20,11 @@ from bus.messages import (
     TurnDropped,
     Utterance,
 )
-from desktop_assistant.config.schema import Config
 from services.mic.gate import Gate
 from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
 from services.mic.sources import Block
 from services.mic.vad import FRAME, RATE, SpeechScorer, to_float
+from settings.schema import Config
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import collections
 from dataclasses import dataclass
 
-from desktop_assistant.config.schema import VadConfig
 from services.mic.vad import FRAME, RATE
+from settings.schema import VadConfig
 
 HYSTERESIS = 0.15
 """Once speaking, a frame stays voiced down to ``threshold - HYSTERESIS`` (Silero's own rule)."""

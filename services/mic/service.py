@@ -8,12 +8,12 @@ from pathlib import Path
 
 from bus.client import Bus
 from bus.messages import Error
-from desktop_assistant.config.schema import Config
 from services.mic.card import capture
 from services.mic.convert import AudioFileError
 from services.mic.listener import Listener
 from services.mic.sources import replay
 from services.mic.vad import load_scorer
+from settings.schema import Config
 
 log = logging.getLogger(__name__)
 

@@ -8,12 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bus.client import Bus
-from bus.service import load_in_thread, run_service, service_parser
-from desktop_assistant.config import Config
+from services.runner import load_in_thread, run_service, service_parser
 from services.speaker.service import Speaker
 from services.speaker.synthesis import Synthesizer
 from services.speaker.voices import VoiceError
 from services.speaker.volume import Volume, VolumeStore, state_path
+from settings import Config
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,6 @@ from bus.messages import (
     VolumeCommand,
     VolumeState,
 )
-from desktop_assistant.config import Config
 from services.speaker.control import apply_controls
 from services.speaker.hold import Hold
 from services.speaker.output import AudioOutput
@@ -33,6 +32,7 @@ from services.speaker.synthesis import Job, Line, LineEnd, SynthesisWorker, Synt
 from services.speaker.tracing import trace_start
 from services.speaker.turns import Turns
 from services.speaker.volume import Volume
+from settings import Config
 
 log = logging.getLogger(__name__)
 

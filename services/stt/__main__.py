@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from bus.service import run_service, service_parser
+from services.runner import run_service, service_parser
 from services.stt.run import main as service_main
 
 

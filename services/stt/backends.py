@@ -7,11 +7,11 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from bus.service import load_in_thread
-from desktop_assistant.config.schema import WhisperConfig
+from services.runner import load_in_thread
 from services.stt.engine import Backend
 from services.stt.server_client import WhisperServerClient
 from services.stt.server_process import ServerProcess
+from settings.schema import WhisperConfig
 
 log = logging.getLogger(__name__)
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-from desktop_assistant.config.schema import WhisperConfig
 from services.stt.engine import Recognized, SttFailed
 from services.stt.short_window import ShortWindow
 from services.stt.text import iso_code
+from settings.schema import WhisperConfig
 
 log = logging.getLogger(__name__)
 logging.getLogger("faster_whisper").setLevel(logging.WARNING)  # one INFO line per utterance

@@ -6,9 +6,9 @@ import argparse
 
 from bus.client import Bus
 from bus.messages import Utterance
-from desktop_assistant.config.schema import Config
 from services.stt.backends import open_backend
 from services.stt.service import SpeechToText
+from settings.schema import Config
 
 
 async def main(bus: Bus, config: Config, args: argparse.Namespace) -> None:

@@ -9,9 +9,9 @@ from typing import Any
 
 import httpx
 
-from desktop_assistant.config.schema import WhisperConfig
 from services.stt.engine import Recognized, SttFailed, SttUnavailable
 from services.stt.text import iso_code
+from settings.schema import WhisperConfig
 
 log = logging.getLogger(__name__)
 

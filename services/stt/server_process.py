@@ -11,8 +11,8 @@ import signal
 import time
 from collections.abc import Callable
 
-from desktop_assistant.config.schema import WhisperConfig
 from services.stt.server_client import WhisperServerClient
+from settings.schema import WhisperConfig
 
 log = logging.getLogger(__name__)
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from bus.client import Bus
 from bus.messages import Error, Say, SpeculativeTranscript, Transcript, TurnDropped, Utterance
-from desktop_assistant.config.schema import Config
 from services.stt.engine import Backend, Recognized, SttFailed, SttUnavailable
 from services.stt.text import spoken_words
+from settings.schema import Config
 
 log = logging.getLogger(__name__)
 

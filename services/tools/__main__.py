@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 
 from bus.client import Bus
-from bus.service import load_or_exit, run_service, service_parser
-from desktop_assistant.config import Config, ConfigError, config_dir
-from desktop_assistant.config.toolfiles import Tool, load_tools
+from bus.process import load_or_exit
+from services.runner import run_service, service_parser
 from services.tools.runner import Runner
 from services.tools.service import ToolService
+from settings import Config, ConfigError, config_dir
+from settings.toolfiles import Tool, load_tools
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from desktop_assistant.config.toolfiles import PLACEHOLDER
+from settings.toolfiles import PLACEHOLDER
 
 
 class ToolError(Exception):

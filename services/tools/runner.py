@@ -11,12 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from desktop_assistant.config.schema import ToolsConfig
-from desktop_assistant.config.toolfiles import Tool, resolve_program
-from desktop_assistant.secrets import Redactor
 from services.tools.arguments import ToolError, parse_arguments, substitute
 from services.tools.process import CannotStart, Finished, Limits, run_sandboxed
 from services.tools.sandbox_exec import CANNOT_START
+from settings.schema import ToolsConfig
+from settings.secrets import Redactor
+from settings.toolfiles import Tool, resolve_program
 
 log = logging.getLogger(__name__)
 

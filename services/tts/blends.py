@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from desktop_assistant.config.schema import VoiceConfig, default_voices
 from services.speaker.voices import VoiceError
 from services.tts.embedded import FALLBACK_VOICE
+from settings.schema import VoiceConfig, default_voices
 
 log = logging.getLogger(__name__)
 

@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from desktop_assistant.config import Config
 from services.speaker.pcm import Samples
 from services.speaker.voices import VoiceError, voice_for
 from services.tts.blends import Voice, resolve_tables
 from services.tts.embedded import cache_dir, model_and_voices
 from services.tts.kokoro_split import split_model
 from services.tts.kokoro_stream import SECONDS_PER_FRAME, StreamingDecoder
+from settings import Config
 
 log = logging.getLogger(__name__)
 

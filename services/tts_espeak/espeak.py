@@ -9,9 +9,9 @@ import subprocess
 
 import numpy as np
 
-from desktop_assistant.config import Config
 from services.speaker.pcm import Samples
 from services.speaker.voices import VoiceError, voice_for
+from settings import Config
 
 log = logging.getLogger(__name__)
 

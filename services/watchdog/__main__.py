@@ -6,9 +6,9 @@ import argparse
 import sys
 
 from bus.client import Bus
-from bus.service import run_service, service_parser
-from desktop_assistant.config import Config
+from services.runner import run_service, service_parser
 from services.watchdog.service import Watchdog
+from settings import Config
 
 
 async def main(bus: Bus, config: Config, args: argparse.Namespace) -> None:

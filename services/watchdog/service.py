@@ -30,9 +30,9 @@ from bus.messages import (
     Transcript,
     TurnDropped,
 )
-from desktop_assistant.config import Config
 from services.watchdog.phrases import apology
 from services.watchdog.turns import BROKER, NAME, SPEAKER, TurnBook, VoiceTurn
+from settings import Config
 
 log = logging.getLogger(__name__)
 

@@ -79,8 +79,8 @@ def test_curve_lets_allowed_keys_in_and_keeps_others_out(tmp_path: Path) -> None
     server_config = write_tcp_config(tmp_path / "server", pub, sub, keys, "client")
     broker = Process("bus", "--config", str(server_config), log_dir=tmp_path)
     try:
-        from bus.service import endpoints_of
-        from desktop_assistant.config import load_config
+        from bus.process import endpoints_of
+        from settings import load_config
 
         good = endpoints_of(load_config(server_config)[0])
         assert good.curve is not None

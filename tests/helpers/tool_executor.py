@@ -18,8 +18,8 @@ from typing import Any
 
 from bus.client import Bus
 from bus.messages import CatalogRequest, ToolCall, ToolCatalog, ToolResult
-from bus.service import run_service, service_parser
-from desktop_assistant.config import Config
+from services.runner import run_service, service_parser
+from settings import Config
 
 Result = str | Callable[[dict[str, Any]], str] | None
 

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from desktop_assistant.config.schema import Config
 from services.tts.kokoro_voice import KokoroVoice, load_kokoro
+from settings.schema import Config
 from tests.helpers.speaker import CACHE
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from desktop_assistant.config.schema import ListenConfig, VadConfig
 from services.mic.gate import AWAITING_REPLY, CAPTURING, CLOSED, OPEN, Gate
+from settings.schema import ListenConfig, VadConfig
 
 VAD = VadConfig(deaf_tail=0.3)
 PUSH = ListenConfig(mode="push", timeout=5.0, follow_up=4.0, reply_timeout=30.0)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from desktop_assistant.config.schema import VadConfig
 from services.mic.convert import decode_file
 from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
 from services.mic.vad import FRAME, RATE, SpeechScorer, load_scorer, to_float
+from settings.schema import VadConfig
 from tests.helpers.speech import speech_bounds, spoken
 
 QUESTION = "What is the weather like in Rome tomorrow?"

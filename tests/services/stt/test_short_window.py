@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from desktop_assistant.config.schema import WhisperConfig
 from services.mic.convert import decode_file
 from services.stt.embedded import EmbeddedWhisper
 from services.stt.short_window import ShortWindow, loops
+from settings.schema import WhisperConfig
 from tests.helpers.speech import spoken
 from tests.helpers.words import words
 

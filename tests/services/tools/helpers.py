@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from desktop_assistant.config.schema import ToolsConfig
-from desktop_assistant.config.toolfiles import load_tools
 from services.tools.runner import Runner
+from settings.schema import ToolsConfig
+from settings.toolfiles import load_tools
 
 PYTHON = sys.executable
 

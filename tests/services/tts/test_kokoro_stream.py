@@ -11,7 +11,6 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from desktop_assistant.config.schema import Config, KokoroConfig
 from services.tts.embedded import cache_dir, model_and_voices
 from services.tts.kokoro_split import split_model
 from services.tts.kokoro_stream import (
@@ -29,6 +28,7 @@ from services.tts.kokoro_stream import (
     voiced_range,
 )
 from services.tts.kokoro_voice import KokoroVoice, load_kokoro
+from settings.schema import Config, KokoroConfig
 from tests.helpers.speaker import CACHE
 
 SENTENCE = "The weather in Rome is sunny today."

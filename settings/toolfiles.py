@@ -1,0 +1,189 @@
+"""Tool files: ``tools/<name>.toml`` in the config folder, one tool each.
+
+The file name is the tool name. Parsed with ``tomllib`` and validated by
+pydantic models that forbid unknown keys, so every problem names the file and
+the key. The tools service, ``desktop-assistant tools`` and ``config check``
+all read tool files through this module.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator
+
+from settings.loader import ConfigError, describe_errors, load_config, read_toml
+from settings.schema import Table
+
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""What OpenAI-style servers accept as a function name."""
+PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class ParamSpec(Table):
+    type: Literal["string", "integer", "number", "boolean"]
+    """The JSON schema type the model is asked for."""
+    description: str
+    """What the model reads to fill the parameter in."""
+
+
+class LimitsSpec(Table):
+    """Per-tool overrides of the ``[tools]`` limits in config.toml (same keys)."""
+
+    cpu_seconds: int | None = Field(None, ge=1)
+    memory_mb: int | None = Field(None, ge=16)
+    file_size_mb: int | None = Field(None, ge=0)
+    processes: int | None = Field(None, ge=1)
+    output_bytes: int | None = Field(None, ge=2000)
+
+
+class ToolSpec(Table):
+    """One tool file."""
+
+    description: str = Field(min_length=1)
+    command: list[str] = Field(min_length=1)
+    """argv, run without a shell; ``{param}`` in an element is replaced by its value."""
+    timeout: float = Field(10.0, gt=0, le=600)
+    params: dict[str, ParamSpec] = Field(default_factory=dict)
+    announce: dict[str, list[str]] = Field(default_factory=dict)
+    """Language code → phrases, one of which is spoken before the tool runs."""
+    limits: LimitsSpec = LimitsSpec()
+
+    @field_validator("command")
+    @classmethod
+    def _program_named(cls, command: list[str]) -> list[str]:
+        if not command[0]:
+            raise ValueError("command[0] (the program) must not be empty")
+        return command
+
+    @field_validator("params")
+    @classmethod
+    def _param_names(cls, params: dict[str, ParamSpec]) -> dict[str, ParamSpec]:
+        for name in params:
+            if not PARAM_NAME.match(name):
+                raise ValueError(f"parameter name {name!r} is not a plain identifier")
+        return params
+
+
+class Tool:
+    """A validated tool: its name, its spec and the file it came from."""
+
+    def __init__(self, name: str, spec: ToolSpec, path: Path) -> None:
+        self.name = name
+        self.spec = spec
+        self.path = path
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON schema of the parameters, as the model receives it."""
+        return {
+            "type": "object",
+            "properties": {
+                name: {"type": param.type, "description": param.description}
+                for name, param in self.spec.params.items()
+            },
+        }
+
+    def catalog_entry(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.spec.description,
+            "parameters": self.schema(),
+            "announce": {lang: list(phrases) for lang, phrases in self.spec.announce.items()},
+            "timeout": self.spec.timeout,
+        }
+
+
+def tool_files(folder: Path) -> list[Path]:
+    """``tools/*.toml`` of a config folder, sorted; none when ``tools/`` is missing."""
+    tools_dir = folder / "tools"
+    if not tools_dir.is_dir():
+        return []
+    return sorted(path for path in tools_dir.glob("*.toml"))
+
+
+def parse_tool(path: Path) -> Tool:
+    """Read and validate one tool file, or raise ConfigError naming the file and key."""
+    name = path.stem
+    if not TOOL_NAME.match(name):
+        raise ConfigError(
+            f"{path}: the file name {name!r} is not a valid tool name "
+            "(letters, digits, '_' and '-', at most 64)"
+        )
+    raw = read_toml(path)
+    try:
+        spec = ToolSpec.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(describe_errors(exc, path)) from None
+    undeclared = [
+        f"{path}: top level, key 'command': command[{i}] uses {{{ph}}} but there is "
+        f"no [params.{ph}]"
+        for i, part in enumerate(spec.command)
+        for ph in PLACEHOLDER.findall(part)
+        if ph not in spec.params
+    ]
+    if undeclared:
+        raise ConfigError("\n".join(undeclared))
+    return Tool(name, spec, path)
+
+
+def load_tools(folder: Path) -> dict[str, Tool]:
+    """Every tool of the config folder; ConfigError lists every bad file."""
+    tools: dict[str, Tool] = {}
+    problems: list[str] = []
+    for path in tool_files(folder):
+        try:
+            tool = parse_tool(path)
+        except ConfigError as exc:
+            problems.append(str(exc))
+        else:
+            tools[tool.name] = tool
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return tools
+
+
+def resolve_program(program: str, tools_dir: Path, path_var: str | None) -> str | None:
+    """``command[0]``: a name without a slash in ``tools/`` first, then ``PATH``.
+
+    A name with a slash is taken relative to ``tools/`` (or as is, when
+    absolute). Returns None when nothing executable is found.
+    """
+    if "/" in program:
+        candidate = tools_dir / program
+        return str(candidate) if _executable(candidate) else None
+    local = tools_dir / program
+    if _executable(local):
+        return str(local)
+    return shutil.which(program, path=path_var if path_var is not None else os.defpath)
+
+
+def _executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def check_tool_files(folder: Path) -> list[str]:
+    """``config check``: every problem of the tool files, including unrunnable programs."""
+    problems: list[str] = []
+    try:
+        env_path = load_config(folder)[0].env.get("PATH", os.environ.get("PATH"))
+    except ConfigError:
+        env_path = os.environ.get("PATH")  # config.toml itself is reported by its own check
+    for path in tool_files(folder):
+        try:
+            tool = parse_tool(path)
+        except ConfigError as exc:
+            problems.extend(str(exc).splitlines())
+            continue
+        program = tool.spec.command[0]
+        if resolve_program(program, folder / "tools", env_path) is None:
+            where = "tools/" if "/" in program else "tools/ or PATH"
+            problems.append(
+                f"{path}: top level, key 'command': program {program!r} is not an "
+                f"executable file in {where}"
+            )
+    return problems

