@@ -33,6 +33,7 @@ import httpx
 from bus.client import Bus
 from bus.message import new_id
 from bus.messages import Heartbeat, Reply, TraceMark, Transcript
+from services.names import DIALOGUE, SPEAKER, TOOLS
 from tests.conftest import ConfigFolder, wait_broker
 from tests.helpers import llm_chunks as c
 from tests.helpers.processes import Process
@@ -86,7 +87,7 @@ async def turns(bus: Bus, count: int) -> Sample:
     sample = Sample()
     for _ in range(count):
         turn = new_id()
-        bus.publish(Heartbeat(service="tts", pid=0, state="ready", version="bench"))
+        bus.publish(Heartbeat(service=SPEAKER, pid=0, state="ready", version="bench"))
         reply = asyncio.ensure_future(bus.wait_for(Reply, lambda r, t=turn: r.turn == t, 10))
         done = asyncio.ensure_future(
             bus.wait_for(TraceMark, lambda m, t=turn: m.turn == t and m.stage == "turn.done", 10)
@@ -120,8 +121,8 @@ async def measure(folder: ConfigFolder, llm_url: str, count: int, pid: int) -> d
     try:
         bus.subscribe(Reply.TOPIC, TraceMark.TOPIC)
         await bus.wait_connected()
-        await bus.wait_for(Heartbeat, lambda h: h.service == "dialogue" and h.state == "ready", 30)
-        await bus.wait_for(Heartbeat, lambda h: h.service == "tools" and h.state == "ready", 30)
+        await bus.wait_for(Heartbeat, lambda h: h.service == DIALOGUE and h.state == "ready", 30)
+        await bus.wait_for(Heartbeat, lambda h: h.service == TOOLS and h.state == "ready", 30)
         plain = c.text(*ANSWER)
         tool_round = c.tool_calls([c.call("now")])
         scenarios = {

@@ -29,6 +29,7 @@ from bus.client import Bus
 from bus.messages import Transcript
 from services.mic.convert import decode_file
 from services.mic.vad import FRAME, RATE, load_scorer, to_float
+from services.names import STT
 from settings.schema import VadConfig, WhisperConfig
 from tests.helpers.service_stack import Stack, wait_state
 from tests.helpers.speech import read_wav, spoken, write_wav
@@ -103,7 +104,7 @@ async def _latencies(stack: Stack, wav: Path, runs: int) -> list[float]:
     try:
         bus.subscribe(Transcript.TOPIC)
         await bus.wait_connected()
-        await wait_state(bus, "stt", "ready", timeout=120)
+        await wait_state(bus, STT, "ready", timeout=120)
         mic = stack.start("services.mic", "--wav", *[str(wav)] * runs)
         latencies = []
         while len(latencies) < runs:

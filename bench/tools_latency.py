@@ -24,6 +24,7 @@ from pathlib import Path
 from bus.client import Bus
 from bus.endpoints import Endpoints
 from bus.messages import Heartbeat, ToolCall, ToolResult
+from services.names import TOOLS
 from services.tools.runner import Runner
 from settings.schema import ToolsConfig
 from settings.toolfiles import load_tools
@@ -53,7 +54,7 @@ async def through_the_bus(endpoints: Endpoints, calls: int) -> list[float]:
     try:
         bus.subscribe(ToolResult.TOPIC)  # before the first call: its answer must not beat us
         await bus.wait_connected(timeout=15)
-        await bus.wait_for(Heartbeat, lambda h: h.service == "tools" and h.state == "ready", 30)
+        await bus.wait_for(Heartbeat, lambda h: h.service == TOOLS and h.state == "ready", 30)
         samples = []
         for i in range(calls):
             started = time.perf_counter()

@@ -16,6 +16,7 @@ from bus.message import new_id
 from bus.messages import Ask, Heartbeat, Reply
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
+from services.names import DIALOGUE
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -50,7 +51,7 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
         )
         answer = asyncio.ensure_future(
             request_watched(
-                bus, liveness, "dialogue", request, Reply,
+                bus, liveness, DIALOGUE, request, Reply,
                 lambda r: r.request_id == request.request_id, timeout,
             )
         )
@@ -61,7 +62,7 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
         try:
             while not answer.done():
                 await asyncio.wait({answer}, timeout=0.1)
-                seen = seen or liveness.working_pid("dialogue") is not None
+                seen = seen or liveness.working_pid(DIALOGUE) is not None
                 if not answer.done() and not seen and loop.time() > absent_after:
                     print(
                         "ask: no dialogue service on the bus: start it (`honcho start`, or "

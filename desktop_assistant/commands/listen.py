@@ -10,6 +10,7 @@ from bus.client import RequestTimeout
 from bus.messages import Heartbeat, ListenRequest
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
+from services.names import MIC
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -30,7 +31,7 @@ async def listen(config_dir: str | None) -> int:
         # Publish first: the user is about to speak. Then check that a mic heard it.
         patience = 2 * config.bus.heartbeat + 1
         mic = asyncio.ensure_future(
-            bus.wait_for(Heartbeat, lambda h: h.service == "mic", timeout=patience)
+            bus.wait_for(Heartbeat, lambda h: h.service == MIC, timeout=patience)
         )
         await asyncio.sleep(0)  # the heartbeat subscription goes out before the request
         bus.publish(ListenRequest())

@@ -11,8 +11,9 @@ from bus.message import new_id
 from bus.messages import Heartbeat, Say, Speaking
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
+from services.names import SPEAKER
 
-TTS = "tts"
+TTS = SPEAKER
 """The bus name both TTS services use."""
 
 

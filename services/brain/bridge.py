@@ -12,12 +12,13 @@ from bus.client import Bus, RequestTimeout
 from bus.liveness import AnswererLost, Liveness, request_watched
 from bus.message import new_id
 from bus.messages import Ask, ClearHistory, Heartbeat, HistoryCleared, Reply
+from services.names import DIALOGUE, TOOLS
 
 log = logging.getLogger(__name__)
 
 SESSION_PREFIX = "brain:"
 """HTTP sessions live apart from the local voice session and the CLI's."""
-REQUIRED = ("dialogue", "tools")
+REQUIRED = (DIALOGUE, TOOLS)
 LIVE_STATES = ("ready", "degraded")
 REMEMBERED = 1024
 CLEAR_TIMEOUT = 5.0
@@ -95,8 +96,8 @@ class BrainBridge:
         return not missing, body
 
     def _require_dialogue(self) -> None:
-        seen = self.liveness.last("dialogue")
-        if not self.liveness.alive("dialogue") or seen is None or seen.state not in LIVE_STATES:
+        seen = self.liveness.last(DIALOGUE)
+        if not self.liveness.alive(DIALOGUE) or seen is None or seen.state not in LIVE_STATES:
             raise Unavailable(
                 "the dialogue service is not running (no recent heartbeat on the bus)"
             )
@@ -137,7 +138,7 @@ class BrainBridge:
             reply = await request_watched(
                 self.bus,
                 self.liveness,
-                "dialogue",
+                DIALOGUE,
                 ask,
                 Reply,
                 lambda r: r.request_id == ask.request_id,

@@ -37,14 +37,14 @@ from services.dialogue.speculation import Prepared, Speculator, discard
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.turn import Turn, TurnRequest, TurnResult
+from services.names import DIALOGUE, SPEAKER, STT
 from settings import Config
 
 log = logging.getLogger(__name__)
 
 LOCAL_SESSION = "local"
-AUDIO_OUTPUTS = ("tts", "tts_espeak")
 AUDIO_FRESH = 3.0
-"""Seconds since an audio output's last heartbeat for voice turns to offer ``adjust_volume``."""
+"""Seconds since the speaker's last heartbeat for voice turns to offer ``adjust_volume``."""
 REMEMBERED_REPLIES = 512
 UNREACHABLE = ("llm-unavailable", "llm-loading")
 SPECULATION_MARGIN = 5.0
@@ -121,7 +121,7 @@ class DialogueService:
             self._voice_turn(msg)
         elif isinstance(msg, SpeculativeTranscript):
             self._guess(msg)
-        elif isinstance(msg, Error) and msg.service == "stt" and msg.turn:
+        elif isinstance(msg, Error) and msg.service == STT and msg.turn:
             self.speculator.drop("the STT failed", msg.turn)  # no final transcript will come
         elif isinstance(msg, Ask):
             self._text_turn(msg)
@@ -134,7 +134,7 @@ class DialogueService:
             log.info("ignored an empty transcript")
             return None
         turn = msg.turn or new_id()
-        volume = any(self.liveness.alive(name, within=AUDIO_FRESH) for name in AUDIO_OUTPUTS)
+        volume = self.liveness.alive(SPEAKER, within=AUDIO_FRESH)
         lang = msg.lang or self.config.dialogue.lang
         return TurnRequest(turn, turn, LOCAL_SESSION, text, lang, local=True, volume=volume)
 
@@ -252,7 +252,7 @@ class DialogueService:
 
     def _corrupt_history(self, path: Path, problem: str, aside: Path) -> None:
         message = f"{path} is unreadable ({problem}); set aside as {aside.name}, starting afresh"
-        self.bus.publish(Error(service="dialogue", code="history-corrupt", message=message))
+        self.bus.publish(Error(service=DIALOGUE, code="history-corrupt", message=message))
 
     async def _clear(self, msg: ClearHistory) -> None:
         async with self.sessions.lock(msg.session):

@@ -1,8 +1,9 @@
 """The tools a turn may offer: the executor's catalog, plus the built-in ``adjust_volume``.
 
 Catalog tools run in the tool executor over the bus, each with its own
-deadline; ``adjust_volume`` (seed 003) runs nothing: it turns into a control
-action that the voice side applies.
+deadline; ``adjust_volume`` runs nothing here: the voice side owns the volume
+(the dialogue does not know its value), so it turns into a control action that
+the voice side applies.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from bus.message import new_id
 from bus.messages import ToolCall, ToolCatalog, ToolResult
 from bus.ratelimit import RateLimitedLog
 from services.dialogue.toolcalls import ToolCallRequest
+from services.names import TOOLS
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +52,7 @@ VOLUME_TOOL: dict[str, Any] = {
     },
 }
 DEFAULT_TIMEOUT = 10.0
-EXECUTOR = "tools"
+EXECUTOR = TOOLS
 """The bus name of the tool executor, whose heartbeats a running call watches."""
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -200,7 +202,7 @@ class Toolbox:
 
 
 def adjust_volume(call: ToolCallRequest) -> ToolOutcome:
-    """Seed 003's client action: a control for the voice side, a confirmation for the model."""
+    """A client action: a control for the voice side, a confirmation for the model."""
     try:
         direction = call.parsed_arguments().get("direction")
     except ValueError as exc:

@@ -19,6 +19,7 @@ from services.dialogue.textcalls import may_be_call, parse_text_calls
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.toolcalls import ToolCallAssembler, ToolCallRequest
+from services.names import DIALOGUE
 from settings import Config
 
 log = logging.getLogger(__name__)
@@ -225,7 +226,7 @@ class Turn:
     def _failed(self, code: str, detail: str) -> TurnResult:
         log.warning("turn %s: %s: %s", self.req.turn, code, detail)
         self._mark("llm.error" if code.startswith("llm") else "turn.error", detail[:200])
-        self.bus.publish(Error(service="dialogue", code=code, message=detail, turn=self.req.turn))
+        self.bus.publish(Error(service=DIALOGUE, code=code, message=detail, turn=self.req.turn))
         self.splitter.discard()  # half a sentence is worse than none
         text = apology(code, self.req.lang, self.config.llm)
         self.speech.finish(text, kind="error")

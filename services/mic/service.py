@@ -13,6 +13,7 @@ from services.mic.convert import AudioFileError
 from services.mic.listener import Listener
 from services.mic.sources import replay
 from services.mic.vad import load_scorer
+from services.names import MIC
 from settings.schema import Config
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ async def main(bus: Bus, config: Config, args: argparse.Namespace) -> None:
             bus.set_state("ready")
             return
         if bus.detail != f"mic: {problem}"[:200]:  # once per outage, not once per retry
-            bus.publish(Error(service="mic", code="mic-unavailable", message=problem))
+            bus.publish(Error(service=MIC, code="mic-unavailable", message=problem))
         bus.set_state("degraded", f"mic: {problem}"[:200])
 
     await listener.run(capture(config.card, report))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from bus.client import Bus
 from bus.messages import Error, Say, SpeculativeTranscript, Transcript, TurnDropped, Utterance
+from services.names import STT
 from services.stt.engine import Backend, Recognized, SttFailed, SttUnavailable
 from services.stt.text import spoken_words
 from settings.schema import Config
@@ -165,7 +166,7 @@ class SpeechToText:
 
     def _fail(self, utterance: Utterance, code: str, message: str) -> None:
         log.error("turn %s: %s: %s", utterance.turn, code, message)
-        self.bus.publish(Error(service="stt", code=code, message=message, turn=utterance.turn))
+        self.bus.publish(Error(service=STT, code=code, message=message, turn=utterance.turn))
         lang = self.lang if self.lang in APOLOGY else "en"
         self.bus.publish(
             Say(text=APOLOGY[lang], lang=lang, kind="error", seq=0, final=True, turn=utterance.turn)

@@ -30,8 +30,9 @@ from bus.messages import (
     Transcript,
     TurnDropped,
 )
+from services.names import BROKER, SPEAKER, WATCHDOG
 from services.watchdog.phrases import apology
-from services.watchdog.turns import BROKER, NAME, SPEAKER, TurnBook, VoiceTurn
+from services.watchdog.turns import TurnBook, VoiceTurn
 from settings import Config
 
 log = logging.getLogger(__name__)
@@ -134,5 +135,5 @@ class Watchdog:
     def _error(self, turn: VoiceTurn) -> None:
         assert turn.lost is not None
         self.bus.publish(
-            Error(service=NAME, code="turn-lost", message=turn.lost.why, turn=turn.turn)
+            Error(service=WATCHDOG, code="turn-lost", message=turn.lost.why, turn=turn.turn)
         )

@@ -22,6 +22,7 @@ from bus.messages import (
     Transcript,
 )
 from services.dialogue.service import DialogueService
+from services.names import SPEAKER
 from settings import Config
 from tests.helpers.llm_server import ScriptedLLM
 from tests.helpers.tool_executor import Result, ScriptedExecutor, tool
@@ -185,8 +186,9 @@ class Harness:
         )
         return await self.reply(request_id)
 
-    def audio_output_alive(self, service: str = "tts") -> None:
-        self.client.publish(Heartbeat(service=service, pid=1, state="ready", version="test"))
+    def audio_output_alive(self) -> None:
+        """A speaker's heartbeat (either TTS service beats under this one name)."""
+        self.client.publish(Heartbeat(service=SPEAKER, pid=1, state="ready", version="test"))
 
 
 WEATHER = tool("weather", "Current weather.", {"place": "string"})

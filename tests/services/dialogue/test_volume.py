@@ -17,7 +17,7 @@ def test_volume_up_on_a_local_voice_turn(module_broker: Endpoints, llm: Scripted
     llm.script(c.tool_calls([c.call("adjust_volume", direction="up")]), c.text("Louder now."))
 
     async def body(h: Harness) -> None:
-        h.audio_output_alive("tts_espeak")
+        h.audio_output_alive()
         record = await h.voice("もっと大きく", lang="ja")
         (control,) = record.of(Control)
         assert control.actions == [{"type": "adjust_volume", "direction": "up"}]

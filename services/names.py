@@ -1,0 +1,19 @@
+"""The names processes take on the bus: in heartbeats, in ``Error.service``, as ``Message.src``.
+
+One place for them, so a service that listens for another's heartbeat cannot
+spell it differently from the one that sends it.
+"""
+
+from __future__ import annotations
+
+BROKER = "broker"
+"""The broker's heartbeat (sent by ``python -m bus``, which imports nothing of the services)."""
+MIC = "mic"
+STT = "stt"
+DIALOGUE = "dialogue"
+TOOLS = "tools"
+SPEAKER = "tts"
+"""``services.tts`` and ``services.tts_espeak`` both take this name: swapping one for the other
+changes nothing for the rest of the assistant."""
+WATCHDOG = "watchdog"
+BRAIN = "brain"
