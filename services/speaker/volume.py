@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 import threading
+from collections.abc import Mapping
 from pathlib import Path
+
+from settings.state import state_dir, write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -21,11 +22,9 @@ def clamp(value: float) -> float:
     return round(min(MAX_VOLUME, max(MIN_VOLUME, value)), 2)
 
 
-def state_path(environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
+def state_path(environ: Mapping[str, str] | None = None) -> Path:
     """``$XDG_STATE_HOME/desktop-assistant/volume.json`` (default ``~/.local/state``)."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "desktop-assistant" / "volume.json"
+    return state_dir(environ) / "volume.json"
 
 
 class VolumeStore:
@@ -49,13 +48,9 @@ class VolumeStore:
         return clamp(float(value))
 
     def save(self, value: float) -> None:
-        """Write a temp file beside the state file, then rename it over (never half-written)."""
+        """Replace the state file atomically (never half-written, even after a power cut)."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".volume-", dir=self.path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump({"volume": value}, out)
-            os.replace(tmp, self.path)
+            write_atomic(self.path, json.dumps({"volume": value}).encode())
         except OSError as exc:
             log.error("could not save the volume to %s: %s", self.path, exc)
 
