@@ -21,7 +21,7 @@ from typing import Any
 
 from bus.client import Bus
 from bus.message import new_id
-from bus.messages import Say, Speaking, Spoken
+from bus.messages import Speaking, SpeakRequest, Spoken
 from services.tts.kokoro_voice import open_kokoro, warm_up
 from settings import Config
 from tests.helpers.soundcard import SoundCard
@@ -74,7 +74,7 @@ async def _first_audio(bus: Bus, text: str) -> tuple[float, float]:
     """Seconds to the first sample, and seconds of silence between the pieces (stalls)."""
     turn = new_id()
     started = time.time()
-    bus.publish(Say(text=text, final=True, turn=turn))
+    bus.publish(SpeakRequest(text=text, final=True, turn=turn))
     first = played = 0.0
     while True:
         msg = await bus.recv(timeout=60)
@@ -132,7 +132,7 @@ def main() -> None:
     for name, row in model["rtf"].items():
         print(f"  real-time factor, {name} ({row['audio_s']} s of audio): {row['median']}")
     for name, row in report["say_to_first_audio_s"].items():
-        print(f"  Say -> first sample on the device, {name}: median {row['median']} s "
+        print(f"  SpeakRequest -> first sample on the device, {name}: median {row['median']} s "
               f"(min {row['min']}, max {row['max']}); silence between pieces: median "
               f"{row['stalls']['median']} s")
     print(f"  ({report['cpus']} CPUs, load average {report['load_average']})")

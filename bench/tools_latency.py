@@ -5,7 +5,7 @@
 Starts its own broker and tools service on ipc sockets in a temporary folder,
 with one tool (``true``). Prints p50/p95 in milliseconds: the runner (fork of
 the sandbox wrapper, exec, reaping, one /proc scan at most) and a whole
-ToolCall → ToolResult round trip through the broker.
+ToolRequest → ToolResult round trip through the broker.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bus.client import Bus
 from bus.endpoints import Endpoints
-from bus.messages import Heartbeat, ToolCall, ToolResult
+from bus.messages import Heartbeat, ToolRequest, ToolResult
 from services.names import TOOLS
 from services.tools.runner import Runner
 from settings.schema import ToolsConfig
@@ -59,7 +59,7 @@ async def through_the_bus(endpoints: Endpoints, calls: int) -> list[float]:
         for i in range(calls):
             started = time.perf_counter()
             result = await bus.request(
-                ToolCall(call_id=f"c{i}", name="nothing", arguments="{}"),
+                ToolRequest(call_id=f"c{i}", name="nothing", arguments="{}"),
                 ToolResult,
                 lambda r, i=i: r.call_id == f"c{i}",  # type: ignore[misc]
                 timeout=10,

@@ -19,8 +19,8 @@ import numpy as np
 
 from bus.message import Message
 from bus.messages import (
-    Say,
     Speaking,
+    SpeakRequest,
     Speculation,
     SpeculativeTranscript,
     SpeechEnded,
@@ -70,7 +70,7 @@ class TurnRecord:
                 events.setdefault(msg.stage.replace(".", "_"), msg.ts)
                 if msg.stage == "synth_answer":
                     record.tts_compute = float(msg.detail or 0)
-            elif isinstance(msg, Say):
+            elif isinstance(msg, SpeakRequest):
                 events.setdefault("first_say", msg.ts)
             elif isinstance(msg, Speculation) and msg.confirmed:
                 events.setdefault("commit", msg.ts)
@@ -119,8 +119,12 @@ def critical_path(r: TurnRecord, window: float) -> list[Step]:
         return path[::-1]
     path += [
         ("tts: first piece", r.tts_compute, "tts"),
-        ("tts: Say to synthesis", ready - r.tts_compute - t["first_say"], "overhead"),
-        ("dialogue: first token to Say", t["first_say"] - t["llm_first_token"], "overhead"),
+        ("tts: SpeakRequest to synthesis", ready - r.tts_compute - t["first_say"], "overhead"),
+        (
+            "dialogue: first token to SpeakRequest",
+            t["first_say"] - t["llm_first_token"],
+            "overhead",
+        ),
         ("llm: request to first token", t["llm_first_token"] - t["llm_request"], "llm"),
     ]
     if commit is not None and "stt_guess" in t and "partial" in t:

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 _prefix = ""

@@ -23,14 +23,14 @@ from typing import Any, TextIO
 from bus.client import Bus
 from bus.message import Message
 from bus.messages import (
-    Ask,
+    QuestionRequest,
     Reply,
-    Say,
     Speaking,
+    SpeakRequest,
     Speculation,
     SpeculativeTranscript,
     SpeechEnded,
-    ToolCall,
+    ToolRequest,
     ToolResult,
     TraceMark,
     Transcript,
@@ -104,7 +104,7 @@ class TurnTracer:
 
     def __init__(self) -> None:
         self._turns: dict[str, TurnTrace] = {}
-        self._calls: dict[str, ToolCall] = {}
+        self._calls: dict[str, ToolRequest] = {}
 
     def feed(self, msg: Message) -> list[TurnTrace]:
         if msg.turn is None:
@@ -128,11 +128,11 @@ class TurnTracer:
             if msg.speech_end:
                 trace.start = msg.speech_end
             trace.mark("transcript", msg.ts)
-        elif isinstance(msg, Ask):
+        elif isinstance(msg, QuestionRequest):
             trace.text = msg.text
         elif isinstance(msg, TraceMark):
             trace.mark(msg.stage, msg.ts)
-        elif isinstance(msg, ToolCall):
+        elif isinstance(msg, ToolRequest):
             self._calls[msg.call_id] = msg
         elif isinstance(msg, ToolResult):
             call = self._calls.pop(msg.call_id, None)
@@ -147,7 +147,7 @@ class TurnTracer:
             )
         elif isinstance(msg, SpeculativeTranscript):
             trace.held["guess"] = msg.ts  # the latest guess is the one a confirmation means
-        elif isinstance(msg, Say) and msg.speculative:
+        elif isinstance(msg, SpeakRequest) and msg.speculative:
             trace.held.setdefault("first_say", msg.ts)
         elif isinstance(msg, Speculation):
             if msg.confirmed:
@@ -156,7 +156,7 @@ class TurnTracer:
                     trace.mark(stage, ts)
             trace.held.clear()
             trace.mark("speculation." + ("confirmed" if msg.confirmed else "dropped"), msg.ts)
-        elif isinstance(msg, Say):
+        elif isinstance(msg, SpeakRequest):
             trace.spoke = trace.spoke or bool(msg.text)
             trace.mark("first_say", msg.ts)
         elif isinstance(msg, Speaking):

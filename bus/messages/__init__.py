@@ -1,50 +1,51 @@
 """Every message type of the bus contract, registered on import.
 
-Importing this package fills the closed registry in :mod:`bus.registry`;
-``docs/bus.md`` documents each topic and field (a test keeps them in step).
+One module per topic domain (``audio.*``, ``stt.*``, ``dialogue.*``, ``tts.*``,
+``control.*``, ``tools.*``, ``trace.*``, ``sys.*``). Importing this package fills
+the closed registry in :mod:`bus.registry`; ``docs/bus.md`` documents each topic
+and field (a test keeps them in step).
 """
 
 from bus.messages.audio import ListenRequest, SpeechEnded, SpeechStarted, Utterance
+from bus.messages.control import ActionRequest
 from bus.messages.dialogue import (
-    Ask,
-    ClearHistory,
-    Control,
+    ClearHistoryRequest,
     HistoryCleared,
+    QuestionRequest,
     Reply,
-    Say,
     Speculation,
-    TraceMark,
 )
-from bus.messages.speech import Speaking, Spoken, VolumeCommand, VolumeState
 from bus.messages.stt import SpeculativeTranscript, Transcript
 from bus.messages.system import Error, Heartbeat, Probe, TurnDropped
-from bus.messages.tools import CatalogRequest, ToolCall, ToolCatalog, ToolResult
+from bus.messages.tools import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult
+from bus.messages.trace import TraceMark
+from bus.messages.tts import Speaking, SpeakRequest, Spoken, VolumeRequest, VolumeState
 
 __all__ = [
-    "Ask",
-    "CatalogRequest",
-    "ClearHistory",
-    "Control",
+    "ActionRequest",
+    "ClearHistoryRequest",
     "Error",
     "Heartbeat",
     "HistoryCleared",
     "ListenRequest",
     "Probe",
+    "QuestionRequest",
     "Reply",
-    "Say",
+    "SpeakRequest",
     "Speaking",
     "Speculation",
     "SpeculativeTranscript",
     "SpeechEnded",
     "SpeechStarted",
     "Spoken",
-    "ToolCall",
     "ToolCatalog",
+    "ToolCatalogRequest",
+    "ToolRequest",
     "ToolResult",
     "TraceMark",
     "Transcript",
     "TurnDropped",
     "Utterance",
-    "VolumeCommand",
+    "VolumeRequest",
     "VolumeState",
 ]

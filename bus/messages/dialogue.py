@@ -1,4 +1,4 @@
-"""Messages of the dialogue service and its clients (CLI, brain)."""
+"""Questions to the dialogue and its answers (``dialogue.*``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from bus.registry import register
 
 @register
 @dataclass(frozen=True, kw_only=True)
-class Ask(Message):
+class QuestionRequest(Message):
     """A text turn (CLI or HTTP API): answered by a :class:`Reply` with the same ``request_id``."""
 
     TOPIC = "dialogue.ask"
@@ -26,21 +26,22 @@ class Ask(Message):
 @register
 @dataclass(frozen=True, kw_only=True)
 class Reply(Message):
-    """The answer to an :class:`Ask` or to a voice turn (``request_id`` = turn id)."""
+    """The answer to a :class:`QuestionRequest` or to a voice turn (``request_id`` = turn id)."""
 
     TOPIC = "dialogue.reply"
     request_id: str
     session: str
-    conversation: str
+    text: str
+    """The answer to speak or show."""
     control: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
-    """A short code when the turn failed (``llm-unavailable``…); the
-    conversation then holds the apology that was spoken."""
+    """A short code when the turn failed (``llm-unavailable``…); ``text`` then
+    holds the apology that was spoken."""
 
 
 @register
 @dataclass(frozen=True, kw_only=True)
-class ClearHistory(Message):
+class ClearHistoryRequest(Message):
     """Forget a session's conversation; answered by :class:`HistoryCleared`."""
 
     TOPIC = "dialogue.clear"
@@ -56,23 +57,6 @@ class HistoryCleared(Message):
     session: str
 
 
-@register
-@dataclass(frozen=True, kw_only=True)
-class Say(Message):
-    """A piece of text to speak now, in order of ``seq`` within the turn."""
-
-    TOPIC = "tts.say"
-    text: str
-    lang: str = "en"
-    kind: str = "answer"
-    """``answer``, ``announce``, ``error`` or ``notice``."""
-    seq: int = 0
-    final: bool = False
-    """The last piece of this turn's reply (its text may be empty)."""
-    speculative: bool = False
-    """Prepared before the question was final: synthesize it, but play it only once a
-    :class:`Speculation` for the turn confirms it; drop it if that says no."""
-
 
 @register
 @dataclass(frozen=True, kw_only=True)
@@ -81,26 +65,5 @@ class Speculation(Message):
 
     TOPIC = "dialogue.speculation"
     confirmed: bool
-    """True: the speculative ``Say`` pieces are the answer: play them, and what follows.
+    """True: the speculative ``SpeakRequest`` pieces are the answer: play them, and what follows.
     False: drop them unplayed (the user went on speaking, or the text changed)."""
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class Control(Message):
-    """Client actions of a voice turn, applied by the audio side before it speaks."""
-
-    TOPIC = "control.action"
-    actions: list[dict[str, Any]]
-    """E.g. ``[{"type": "adjust_volume", "direction": "up"}]``."""
-    lang: str = "en"
-
-
-@register
-@dataclass(frozen=True, kw_only=True)
-class TraceMark(Message):
-    """A stage of a turn that no other message shows (e.g. the LLM's first token)."""
-
-    TOPIC = "trace.mark"
-    stage: str
-    detail: str = ""

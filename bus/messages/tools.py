@@ -22,13 +22,13 @@ class ToolCatalog(Message):
 
 @register
 @dataclass(frozen=True, kw_only=True)
-class CatalogRequest(Message):
+class ToolCatalogRequest(Message):
     TOPIC = "tools.catalog.request"
 
 
 @register
 @dataclass(frozen=True, kw_only=True)
-class ToolCall(Message):
+class ToolRequest(Message):
     """Run a tool; answered by a :class:`ToolResult` with the same ``call_id``."""
 
     TOPIC = "tools.call"

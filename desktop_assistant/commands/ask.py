@@ -13,7 +13,7 @@ import sys
 from bus.client import Bus, RequestTimeout
 from bus.liveness import AnswererLost, Liveness, request_watched
 from bus.message import new_id
-from bus.messages import Ask, Heartbeat, Reply
+from bus.messages import Heartbeat, QuestionRequest, Reply
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
 from services.names import DIALOGUE
@@ -46,7 +46,7 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
         await bus.wait_connected()  # the reply's subscription is in place before we ask
         liveness = Liveness()
         feeder = asyncio.ensure_future(_follow_heartbeats(bus, liveness))
-        request = Ask(
+        request = QuestionRequest(
             request_id=new_id(), session=args.session, text=text, client_type="text", lang=args.lang
         )
         answer = asyncio.ensure_future(
@@ -84,11 +84,11 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
     if args.json:
         print(
             json.dumps(
-                {"conversation": reply.conversation, "control": reply.control}, ensure_ascii=False
+                {"conversation": reply.text, "control": reply.control}, ensure_ascii=False
             )
         )
     else:
-        print(reply.conversation)
+        print(reply.text)
     if reply.error:
         print(f"ask: the turn failed: {reply.error}", file=sys.stderr)
         return 1

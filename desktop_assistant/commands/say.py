@@ -8,7 +8,7 @@ import sys
 
 from bus.client import RequestTimeout
 from bus.message import new_id
-from bus.messages import Heartbeat, Say, Speaking
+from bus.messages import Heartbeat, Speaking, SpeakRequest
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
 from services.names import SPEAKER
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _say(config: str | None, text: str, lang: str) -> None:
     async with cli_bus(config) as bus:
-        bus.subscribe(Speaking.TOPIC)  # in place before the Say goes out (see volume.py)
+        bus.subscribe(Speaking.TOPIC)  # in place before the SpeakRequest goes out (see volume.py)
         await bus.wait_connected()
         try:
             await bus.wait_for(Heartbeat, lambda h: h.service == TTS, timeout=2.5)
@@ -49,7 +49,7 @@ async def _say(config: str | None, text: str, lang: str) -> None:
                 "no TTS service is running: start `python -m services.tts`"
             ) from None
         turn = new_id()
-        say = Say(text=text, lang=lang, kind="notice", final=True, turn=turn)
+        say = SpeakRequest(text=text, lang=lang, kind="notice", final=True, turn=turn)
         try:
             await bus.request(
                 say, Speaking, lambda m: m.turn == turn and not m.speaking,

@@ -8,7 +8,7 @@ import sys
 
 from bus.client import RequestTimeout
 from bus.message import new_id
-from bus.messages import VolumeCommand, VolumeState
+from bus.messages import VolumeRequest, VolumeState
 from desktop_assistant.commands.busclient import cli_bus
 
 TIMEOUT = 3.0
@@ -45,7 +45,7 @@ async def _ask(config: str | None, action: str, value: float | None) -> float:
         # reaching the broker would be lost (bus.request subscribes only as it sends).
         bus.subscribe(VolumeState.TOPIC)
         await bus.wait_connected()
-        command = VolumeCommand(action=action, value=value, request_id=new_id())
+        command = VolumeRequest(action=action, value=value, request_id=new_id())
         state = await bus.request(
             command, VolumeState, lambda s: s.request_id == command.request_id, TIMEOUT
         )

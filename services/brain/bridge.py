@@ -11,7 +11,7 @@ from typing import Any
 from bus.client import Bus, RequestTimeout
 from bus.liveness import AnswererLost, Liveness, request_watched
 from bus.message import new_id
-from bus.messages import Ask, ClearHistory, Heartbeat, HistoryCleared, Reply
+from bus.messages import ClearHistoryRequest, Heartbeat, HistoryCleared, QuestionRequest, Reply
 from services.names import DIALOGUE, TOOLS
 
 log = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ class BrainBridge:
                     "ask again in a moment"
                 )
             self._require_dialogue()
-            ask = Ask(
+            ask = QuestionRequest(
                 request_id=request_id,
                 session=SESSION_PREFIX + session_id,
                 text=text,
@@ -133,7 +133,7 @@ class BrainBridge:
             pending = self._pending[request_id] = (key, task)
         return await asyncio.shield(pending[1])
 
-    async def _run(self, key: _Key, ask: Ask) -> Answer:
+    async def _run(self, key: _Key, ask: QuestionRequest) -> Answer:
         try:
             reply = await request_watched(
                 self.bus,
@@ -150,7 +150,7 @@ class BrainBridge:
             raise NoAnswer(
                 f"the dialogue service did not answer within {self.timeout:g} s"
             ) from None
-        answer = Answer(reply.conversation, reply.control, reply.error)
+        answer = Answer(reply.text, reply.control, reply.error)
         if reply.error is None:  # a failed turn may be retried with the same id
             self._answers[ask.request_id] = (key, answer)
             while len(self._answers) > REMEMBERED:
@@ -164,7 +164,7 @@ class BrainBridge:
 
     async def clear(self, session_id: str) -> None:
         self._require_dialogue()
-        request = ClearHistory(request_id=new_id(), session=SESSION_PREFIX + session_id)
+        request = ClearHistoryRequest(request_id=new_id(), session=SESSION_PREFIX + session_id)
         try:
             await self.bus.request(
                 request, HistoryCleared, lambda m: m.request_id == request.request_id, CLEAR_TIMEOUT

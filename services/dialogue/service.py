@@ -2,32 +2,32 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import gc
 import logging
 import random
 from collections import OrderedDict
-from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
 
 from bus.client import Bus
 from bus.liveness import Liveness
-from bus.message import Message, new_id
+from bus.message import new_id
 from bus.messages import (
-    Ask,
-    CatalogRequest,
-    ClearHistory,
+    ClearHistoryRequest,
     Error,
     Heartbeat,
     HistoryCleared,
+    QuestionRequest,
     Reply,
     SpeculativeTranscript,
     ToolCatalog,
+    ToolCatalogRequest,
     ToolResult,
     TraceMark,
     Transcript,
 )
+from services.base import Service
 from services.dialogue.history import Sessions
 from services.dialogue.history_store import HistoryStore
 from services.dialogue.llm import LLMClient
@@ -38,7 +38,8 @@ from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.turn import Turn, TurnRequest, TurnResult
 from services.names import DIALOGUE, SPEAKER, STT
-from settings import Config
+from settings import Config, config_dir
+from settings.state import state_dir
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,13 @@ SPECULATION_MARGIN = 5.0
 """Seconds a prepared answer waits beyond the longest utterance for its final transcript."""
 
 
-class DialogueService:
+async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request is noise
+    config_file = config_dir(args.config) / "config.toml"
+    await DialogueService(bus, config, config_file=config_file, state=state_dir()).run()
+
+
+class DialogueService(Service):
     """Runs every turn as its own task; turns of one session wait for each other."""
 
     def __init__(
@@ -63,7 +70,7 @@ class DialogueService:
         config_file: Path | None = None,
         state: Path | None = None,
     ) -> None:
-        self.bus = bus
+        super().__init__(bus)
         self.config = config
         self.llm = llm or LLMClient(config.llm, config.dialogue.model, config.dialogue.timeout)
         self.reachability = Reachability(bus, self.llm.probe, self.llm.shown, config_file)
@@ -73,7 +80,6 @@ class DialogueService:
         if state is not None:  # the conversation survives a restart of the service
             store = HistoryStore(state / "history", on_corrupt=self._corrupt_history)
         self.sessions = Sessions(config.dialogue.history, store=store)
-        self._tasks: set[asyncio.Task[None]] = set()
         self._replies: OrderedDict[str, Reply] = OrderedDict()
         self._in_flight: set[str] = set()
         # A guess can only be confirmed by its final transcript, which comes at most an
@@ -82,51 +88,38 @@ class DialogueService:
         self.speculator = Speculator(bus, self._speculative_turn, expire)
 
     async def run(self) -> None:
-        self.bus.subscribe(
-            Transcript.TOPIC,
-            SpeculativeTranscript.TOPIC,
-            Error.TOPIC,
-            Ask.TOPIC,
-            ClearHistory.TOPIC,
-            ToolCatalog.TOPIC,
-            Heartbeat.TOPIC,
-            ToolResult.TOPIC,  # subscribed now so the first result cannot be missed
-        )
+        self.subscribe(self.bus)
         await self.bus.wait_connected()
-        self.bus.publish(CatalogRequest())
+        self.bus.publish(ToolCatalogRequest())
         gc.freeze()  # start-up objects out of the collector's way: shorter pauses mid-turn
         self.bus.set_state("ready")
         log.info("dialogue: ready, LLM at %s", self.llm.shown)
-        self._spawn(self.reachability.run())
+        self.tasks.spawn(self.reachability.run())
         try:
-            while True:
-                msg = await self.bus.recv()
-                if msg is not None:
-                    self.handle(msg)
+            await self.serve()
         finally:
             self.speculator.drop("shutting down")
-            for task in self._tasks:
-                task.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await self.tasks.close()
             await self.llm.aclose()
             if self.sessions.store is not None:
                 await asyncio.to_thread(self.sessions.store.close)
 
-    def handle(self, msg: Message) -> None:
-        if isinstance(msg, Heartbeat):
-            self.liveness.saw(msg)
-        elif isinstance(msg, ToolCatalog):
-            self.toolbox.update(msg)
-        elif isinstance(msg, Transcript):
-            self._voice_turn(msg)
-        elif isinstance(msg, SpeculativeTranscript):
-            self._guess(msg)
-        elif isinstance(msg, Error) and msg.service == STT and msg.turn:
+    def _heartbeat(self, msg: Heartbeat) -> None:
+        self.liveness.saw(msg)
+
+    def _catalog(self, msg: ToolCatalog) -> None:
+        self.toolbox.update(msg)
+
+    def _error(self, msg: Error) -> None:
+        if msg.service == STT and msg.turn:
             self.speculator.drop("the STT failed", msg.turn)  # no final transcript will come
-        elif isinstance(msg, Ask):
-            self._text_turn(msg)
-        elif isinstance(msg, ClearHistory):
-            self._spawn(self._clear(msg))
+
+    def _late_result(self, msg: ToolResult) -> None:
+        """A result nobody waits for any more (its call gave up): the turn went on without it.
+        Subscribed from the start so that no turn's first result can be missed."""
+
+    def _clear_request(self, msg: ClearHistoryRequest) -> None:
+        self.tasks.spawn(self._clear(msg))
 
     def _voice_request(self, msg: Transcript | SpeculativeTranscript) -> TurnRequest | None:
         text = msg.text.strip()
@@ -136,14 +129,14 @@ class DialogueService:
         turn = msg.turn or new_id()
         volume = self.liveness.alive(SPEAKER, within=AUDIO_FRESH)
         lang = msg.lang or self.config.dialogue.lang
-        return TurnRequest(turn, turn, LOCAL_SESSION, text, lang, local=True, volume=volume)
+        return TurnRequest(turn, turn, LOCAL_SESSION, text, lang, local=True, offer_volume=volume)
 
     def _voice_turn(self, msg: Transcript) -> None:
         request = self._voice_request(msg)
         if request is None:
             self.speculator.drop("an empty transcript", msg.turn)
             return
-        self._spawn(self._turn(request, self.speculator.take(request, self.sessions)))
+        self.tasks.spawn(self._turn(request, self.speculator.take(request, self.sessions)))
 
     def _guess(self, msg: SpeculativeTranscript) -> None:
         if not self.config.dialogue.speculative or msg.turn is None:
@@ -168,7 +161,7 @@ class DialogueService:
             speculative=speculative,
         )
 
-    def _text_turn(self, msg: Ask) -> None:
+    def _text_turn(self, msg: QuestionRequest) -> None:
         done = self._replies.get(msg.request_id)
         if done is not None:
             log.info("request %s answered already: same reply again", msg.request_id)
@@ -182,7 +175,7 @@ class DialogueService:
                 Reply(
                     request_id=msg.request_id,
                     session=msg.session,
-                    conversation="",
+                    text="",
                     error="empty-question",
                     turn=msg.turn,
                 )
@@ -196,14 +189,9 @@ class DialogueService:
             text,
             lang,
             local=False,
-            volume=msg.client_type == "voice",
+            offer_volume=msg.client_type == "voice",
         )
-        self._spawn(self._turn(request))
-
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.tasks.spawn(self._turn(request))
 
     async def _turn(self, request: TurnRequest, prepared: Prepared | None = None) -> None:
         self._in_flight.add(request.request_id)
@@ -232,7 +220,7 @@ class DialogueService:
         reply = Reply(
             request_id=request.request_id,
             session=request.session,
-            conversation=result.conversation,
+            text=result.conversation,
             control=result.control,
             error=result.error,
             turn=request.turn,
@@ -254,7 +242,7 @@ class DialogueService:
         message = f"{path} is unreadable ({problem}); set aside as {aside.name}, starting afresh"
         self.bus.publish(Error(service=DIALOGUE, code="history-corrupt", message=message))
 
-    async def _clear(self, msg: ClearHistory) -> None:
+    async def _clear(self, msg: ClearHistoryRequest) -> None:
         async with self.sessions.lock(msg.session):
             self.sessions.clear(msg.session)
             await self.sessions.saved(msg.session)
@@ -262,3 +250,14 @@ class DialogueService:
         self.bus.publish(
             HistoryCleared(request_id=msg.request_id, session=msg.session, turn=msg.turn)
         )
+
+    HANDLERS = {
+        Heartbeat: _heartbeat,
+        ToolCatalog: _catalog,
+        Transcript: _voice_turn,
+        SpeculativeTranscript: _guess,
+        Error: _error,
+        QuestionRequest: _text_turn,
+        ClearHistoryRequest: _clear_request,
+        ToolResult: _late_result,
+    }

@@ -3,7 +3,7 @@
 While the end-of-speech window runs, the STT service publishes what it
 heard so far (``SpeculativeTranscript``). The first LLM round starts on that
 text at once; the sentences it streams go to the audio side as speculative
-``Say`` pieces, which the TTS synthesizes but does not play. When the turn's
+``SpeakRequest`` pieces, which the TTS synthesizes but does not play. When the turn's
 final ``Transcript`` has the same text and language, and the session's
 history has not changed meanwhile, the answer is confirmed
 (``Speculation(confirmed=True)``): the TTS plays what it has ready and the
@@ -58,7 +58,7 @@ class Prepared:
 
 def same_question(a: TurnRequest, b: TurnRequest) -> bool:
     """The same words of the same turn, in the same language, with the same tools offered."""
-    return (a.turn, a.text, a.lang, a.volume) == (b.turn, b.text, b.lang, b.volume)
+    return (a.turn, a.text, a.lang, a.offer_volume) == (b.turn, b.text, b.lang, b.offer_volume)
 
 
 class Speculator:

@@ -1,4 +1,4 @@
-"""What a turn sends to the audio side: ``Say`` pieces in order and ``Control`` actions.
+"""What a turn sends to the audio side: ``SpeakRequest`` pieces in order, ``ActionRequest``s.
 
 Only turns spoken on this machine (voice turns from the mic) publish them;
 for text turns and remote clients the same calls only collect nothing.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from bus.client import Bus
-from bus.messages import Control, Say
+from bus.messages import ActionRequest, SpeakRequest
 
 
 class Speech:
@@ -34,13 +34,13 @@ class Speech:
 
     def control(self, actions: list[dict[str, Any]]) -> None:
         if self.local and actions:
-            self._bus.publish(Control(actions=actions, lang=self.lang, turn=self.turn))
+            self._bus.publish(ActionRequest(actions=actions, lang=self.lang, turn=self.turn))
 
     def _send(self, text: str, kind: str, final: bool) -> None:
         if not self.local:
             return
         self._bus.publish(
-            Say(text=text, lang=self.lang, kind=kind, seq=self.seq, final=final, turn=self.turn,
-                speculative=self.speculative)
+            SpeakRequest(text=text, lang=self.lang, kind=kind, seq=self.seq, final=final,
+                         turn=self.turn, speculative=self.speculative)
         )
         self.seq += 1

@@ -18,7 +18,7 @@ from typing import Any
 from bus.client import Bus, RequestTimeout
 from bus.liveness import AnswererLost, Liveness, request_watched
 from bus.message import new_id
-from bus.messages import ToolCall, ToolCatalog, ToolResult
+from bus.messages import ToolCatalog, ToolRequest, ToolResult
 from bus.ratelimit import RateLimitedLog
 from services.dialogue.toolcalls import ToolCallRequest
 from services.names import TOOLS
@@ -174,7 +174,7 @@ class Toolbox:
             arguments = call.parsed_arguments()
         except ValueError as exc:
             return ToolOutcome(f"error: {exc}")
-        request = ToolCall(
+        request = ToolRequest(
             call_id=new_id(),
             name=call.name,
             arguments=json.dumps(arguments, ensure_ascii=False),

@@ -35,8 +35,8 @@ class TurnRequest:
     text: str
     lang: str
     local: bool
-    """Spoken on this machine: publish ``Say`` and ``Control``."""
-    volume: bool
+    """Spoken on this machine: publish ``SpeakRequest`` and ``ActionRequest``."""
+    offer_volume: bool
     """Offer ``adjust_volume``."""
 
 
@@ -85,7 +85,7 @@ class Turn:
             *sessions.messages(req.session),
             {"role": "user", "content": req.text},
         ]
-        self.tools = toolbox.offered(req.volume)
+        self.tools = toolbox.offered(req.offer_volume)
         self.splitter = SentenceSplitter()
         self.waits = waits
         self.answer: list[str] = []
@@ -183,7 +183,7 @@ class Turn:
 
     def _text_calls(self, content: str) -> list[ToolCallRequest]:
         """A reply that is only a tool call written as text becomes that call."""
-        found = parse_text_calls(content, self.toolbox.names(self.req.volume))
+        found = parse_text_calls(content, self.toolbox.names(self.req.offer_volume))
         if not found:
             return []
         log.info("turn %s: the model wrote %d tool call(s) as text", self.req.turn, len(found))
@@ -211,7 +211,10 @@ class Turn:
         )
         with self.waits.waiting("tools"):
             outcomes = await asyncio.gather(
-                *(self.toolbox.run(call, self.req.turn, self.req.volume) for call in result.calls)
+                *(
+                    self.toolbox.run(call, self.req.turn, self.req.offer_volume)
+                    for call in result.calls
+                )
             )
         controls = []
         for call, outcome in zip(result.calls, outcomes, strict=True):

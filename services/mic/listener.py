@@ -20,11 +20,12 @@ from bus.messages import (
     TurnDropped,
     Utterance,
 )
+from services.base import Service
 from services.mic.gate import Gate
 from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
 from services.mic.sources import Block
 from services.mic.vad import FRAME, RATE, SpeechScorer, to_float
-from settings.schema import Config
+from settings.schema import ListenConfig, VadConfig
 
 log = logging.getLogger(__name__)
 
@@ -32,11 +33,13 @@ VOICE_SESSION = "local"
 """The dialogue session of spoken turns (their replies steer push-to-talk)."""
 
 
-class Listener:
-    def __init__(self, bus: Bus, config: Config, scorer: SpeechScorer) -> None:
-        self.bus = bus
-        self.gate = Gate(config.listen, config.vad)
-        self.segmenter = Segmenter(config.vad)
+class Listener(Service):
+    def __init__(
+        self, bus: Bus, listen: ListenConfig, vad: VadConfig, scorer: SpeechScorer
+    ) -> None:
+        super().__init__(bus)
+        self.gate = Gate(listen, vad)
+        self.segmenter = Segmenter(vad)
         self.scorer = scorer
         self.pending = bytearray()
         """Heard audio not yet a whole frame."""
@@ -46,11 +49,8 @@ class Listener:
 
     async def run(self, blocks: AsyncIterator[Block]) -> None:
         """Hear every block until the source ends, following the bus meanwhile."""
-        self.bus.subscribe(
-            Speaking.TOPIC, ListenRequest.TOPIC, Reply.TOPIC, Error.TOPIC, Heartbeat.TOPIC,
-            TurnDropped.TOPIC,
-        )
-        events = asyncio.ensure_future(self._follow_bus())
+        self.subscribe(self.bus)
+        events = asyncio.ensure_future(self.serve())
         try:
             async for block in blocks:
                 self.hear(block)
@@ -124,19 +124,30 @@ class Listener:
 
     # -- bus --------------------------------------------------------------------------
 
-    async def _follow_bus(self) -> None:
-        while True:
-            msg = await self.bus.recv()
-            if isinstance(msg, Speaking):
-                self.gate.on_speaking(msg.speaking, msg.ts, msg.src)
-            elif isinstance(msg, Heartbeat):
-                self.gate.on_heartbeat(msg.service, msg.state, msg.ts, msg.interval)
-            elif isinstance(msg, ListenRequest):
-                self.gate.on_listen(msg.ts)
-            elif isinstance(msg, Reply) and msg.session == VOICE_SESSION:
-                self.gate.on_reply(
-                    msg.request_id, msg.conversation, bool(msg.control), msg.error is not None,
-                    msg.ts,
-                )
-            elif isinstance(msg, Error | TurnDropped) and msg.turn:
-                self.gate.on_error(msg.turn)  # push-to-talk: no answer will come
+    def _speaking(self, msg: Speaking) -> None:
+        self.gate.on_speaking(msg.speaking, msg.ts, msg.src)
+
+    def _heartbeat(self, msg: Heartbeat) -> None:
+        self.gate.on_heartbeat(msg.service, msg.state, msg.ts, msg.interval)
+
+    def _listen(self, msg: ListenRequest) -> None:
+        self.gate.on_listen(msg.ts)
+
+    def _reply(self, msg: Reply) -> None:
+        if msg.session == VOICE_SESSION:
+            self.gate.on_reply(
+                msg.request_id, msg.text, bool(msg.control), msg.error is not None, msg.ts
+            )
+
+    def _lost(self, msg: Error | TurnDropped) -> None:
+        if msg.turn:
+            self.gate.on_error(msg.turn)  # push-to-talk: no answer will come
+
+    HANDLERS = {
+        Speaking: _speaking,
+        ListenRequest: _listen,
+        Reply: _reply,
+        Error: _lost,
+        Heartbeat: _heartbeat,
+        TurnDropped: _lost,
+    }

@@ -1,4 +1,5 @@
-"""The speaker loop: Say, Control and VolumeCommand in; Speaking, Spoken, VolumeState out."""
+"""The speaker loop: SpeakRequest, ActionRequest and VolumeRequest in; Speaking, Spoken and
+VolumeState out."""
 
 from __future__ import annotations
 
@@ -11,17 +12,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bus.client import Bus
-from bus.message import Message
 from bus.messages import (
-    Control,
+    ActionRequest,
     Error,
-    Say,
     Speaking,
+    SpeakRequest,
     Speculation,
     Spoken,
-    VolumeCommand,
+    VolumeRequest,
     VolumeState,
 )
+from services.base import Service
 from services.speaker.control import apply_controls
 from services.speaker.hold import Hold
 from services.speaker.output import AudioOutput
@@ -32,7 +33,7 @@ from services.speaker.synthesis import Job, Line, LineEnd, SynthesisWorker, Synt
 from services.speaker.tracing import trace_start
 from services.speaker.turns import Turns
 from services.speaker.volume import Volume
-from settings import Config
+from settings.schema import AudioConfig
 
 log = logging.getLogger(__name__)
 
@@ -45,23 +46,23 @@ HOLD_LIMIT = 60.0
 between its guess and the final transcript must not leave audio held for ever)."""
 
 
-class Speaker:
+class Speaker(Service):
     def __init__(
         self,
         bus: Bus,
-        config: Config,
+        audio: AudioConfig,
         synthesizer: Synthesizer,
         volume: Volume,
         wav_out: Path | None = None,
     ) -> None:
-        self.bus = bus
-        self.config = config
+        super().__init__(bus)
+        self.audio = audio
         self.synth = synthesizer
         self.volume = volume
         self.playback = PlaybackQueue()
         self.turns = Turns()
         self.recorder = TurnRecorder(wav_out, synthesizer.sample_rate) if wav_out else None
-        self.tone = ack_tone(synthesizer.sample_rate) if config.audio.ack_tone else None
+        self.tone = ack_tone(synthesizer.sample_rate) if audio.ack_tone else None
         self._pending_jobs = 0
         self._unfinished_segments = 0
         self._speaking: str | None = None
@@ -81,27 +82,26 @@ class Speaker:
             self.playback,
             done=lambda segments: in_loop(self._job_done, segments),
             failed=lambda line, error: in_loop(self._synthesis_failed, line, error),
-            shortest=self.config.audio.first_piece,
+            shortest=self.audio.first_piece,
         )
         output = AudioOutput(
             self.playback,
             self.synth.sample_rate,
-            self.config.audio.output,
+            self.audio.output,
             on_state=lambda state, detail: in_loop(self.bus.set_state, state, detail),
         )
         pump = threading.Thread(
             target=self._pump_events, args=(in_loop,), name="playback-events", daemon=True
         )
         self.worker = worker
-        self.bus.subscribe(Say.TOPIC, Control.TOPIC, VolumeCommand.TOPIC, Speculation.TOPIC)
+        self.subscribe(self.bus)
         await self.bus.wait_connected()  # our subscriptions are in place before "ready"
         worker.start()
         pump.start()
         output.start()
         self.bus.publish(VolumeState(volume=self.volume.value))
         try:
-            async for msg in self.bus:
-                self.handle(msg)
+            await self.serve()
         finally:
             output.close()
             worker.close()
@@ -115,17 +115,11 @@ class Speaker:
 
     # -- messages ----------------------------------------------------------------
 
-    def handle(self, msg: Message) -> None:
-        if isinstance(msg, Say):
-            self._say(msg)
-        elif isinstance(msg, Control):
-            self._control(msg)
-        elif isinstance(msg, VolumeCommand):
-            self._volume_command(msg)
-        elif isinstance(msg, Speculation) and msg.turn is not None:
+    def _speculation(self, msg: Speculation) -> None:
+        if msg.turn is not None:
             self._verdict(msg.turn, msg.confirmed)
 
-    def _control(self, msg: Control) -> None:
+    def _control(self, msg: ActionRequest) -> None:
         state = self.turns.get(msg.turn or msg.id)
         changed, override = apply_controls(msg.actions, self.volume, msg.lang)
         log.info("control %s: volume %.1f%s", msg.actions, self.volume.value,
@@ -135,7 +129,7 @@ class Speaker:
         if override is not None:
             state.override, state.lang = override, msg.lang
 
-    def _volume_command(self, msg: VolumeCommand) -> None:
+    def _volume_command(self, msg: VolumeRequest) -> None:
         if msg.action in ("up", "down"):
             self.volume.step(msg.action)
         elif msg.action == "set" and msg.value is not None and math.isfinite(msg.value):
@@ -144,8 +138,8 @@ class Speaker:
             log.warning("ignoring a bad volume command: %s %r", msg.action, msg.value)
         self.bus.publish(VolumeState(volume=self.volume.value, request_id=msg.request_id))
 
-    def _say(self, msg: Say) -> None:
-        turn = msg.turn or msg.id  # a Say without a turn is a turn of its own
+    def _say(self, msg: SpeakRequest) -> None:
+        turn = msg.turn or msg.id  # a SpeakRequest without a turn is a turn of its own
         state = self.turns.get(turn)
         speculative = msg.speculative and msg.turn is not None
         held = state.hold is not None and state.hold.state == "held"
@@ -286,3 +280,10 @@ class Speaker:
             self._grace = None
         turn, self._speaking = self._speaking, None
         self.bus.publish(Speaking(speaking=False, turn=turn))
+
+    HANDLERS = {
+        SpeakRequest: _say,
+        ActionRequest: _control,
+        VolumeRequest: _volume_command,
+        Speculation: _speculation,
+    }

@@ -32,7 +32,8 @@ class Synthesizer(Protocol):
 
 @dataclass
 class Line:
-    """One piece of a turn to play: a Say, an override phrase, or the tone (not ``spoken``)."""
+    """One piece of a turn to play: a SpeakRequest, an override phrase, or the tone (not
+    ``spoken``)."""
 
     turn: str
     text: str
@@ -41,7 +42,7 @@ class Line:
     spoken: bool = True
     """Report it with ``Spoken`` once played."""
     kind: str = "answer"
-    """The ``Say`` kind it came from (its first played piece is traced per kind)."""
+    """The ``SpeakRequest`` kind it came from (its first played piece is traced per kind)."""
     played: float = 0.0
     """Seconds played so far (updated from playback events)."""
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from services.speaker.hold import Hold
 
 KEEP = 64
-"""Recent turns remembered (a Control may come long before its first Say)."""
+"""Recent turns remembered (an ActionRequest may come long before its first SpeakRequest)."""
 
 
 @dataclass
@@ -28,7 +28,7 @@ class TurnState:
     tone_pending: bool = False
     """The tone is due when the held pieces are released (unless speech is ready by then)."""
     traced: bool = False
-    """A real turn (its Say had a turn id): its first sounds are reported as TraceMarks."""
+    """A real turn (its SpeakRequest had a turn id): its first sounds are reported as TraceMarks."""
     sounded: bool = False
     first_kinds: set[str] = field(default_factory=set)
     """Kinds whose first spoken piece has started playing."""

@@ -11,14 +11,24 @@ become an ``Error`` and a spoken apology for the turn.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 import time
 from dataclasses import dataclass
 
 from bus.client import Bus
-from bus.messages import Error, Say, SpeculativeTranscript, Transcript, TurnDropped, Utterance
+from bus.messages import (
+    Error,
+    SpeakRequest,
+    SpeculativeTranscript,
+    Transcript,
+    TurnDropped,
+    Utterance,
+)
+from services.base import Service
 from services.names import STT
+from services.stt.backends import open_backend
 from services.stt.engine import Backend, Recognized, SttFailed, SttUnavailable
 from services.stt.text import spoken_words
 from settings.schema import Config
@@ -40,22 +50,32 @@ class Job:
     compute: float = 0.0
 
 
-class SpeechToText:
-    def __init__(self, bus: Bus, config: Config, backend: Backend) -> None:
-        self.bus = bus
+async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
+    """Open the backend of ``[whisper]``, then transcribe until stopped."""
+    SpeechToText.subscribe(bus)  # now: utterances that come while the model loads wait
+    backend = await open_backend(config.whisper, bus.set_state)
+    if backend.name == "embedded":
+        bus.set_state("ready")
+    stt = SpeechToText(
+        bus, backend, speculative=config.whisper.speculative, lang=config.audio.default_lang
+    )
+    try:
+        await stt.serve()
+    finally:
+        await stt.close()
+        await backend.close()
+
+
+class SpeechToText(Service):
+    def __init__(self, bus: Bus, backend: Backend, *, speculative: bool, lang: str) -> None:
+        super().__init__(bus)
         self.backend = backend
-        self.speculative = config.whisper.speculative
-        self.lang = config.audio.default_lang
+        self.speculative = speculative
+        self.lang = lang
+        """The language of a transcript whose backend named none, and of the apology."""
         self.jobs: dict[str, Job] = {}
         """The speculative job of each turn whose final has not come yet."""
         self._engine = asyncio.Lock()  # one transcription at a time: the CPU is small
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    async def run(self) -> None:
-        self.bus.subscribe(Utterance.TOPIC)
-        async for msg in self.bus:
-            if isinstance(msg, Utterance):
-                self.on_utterance(msg)
 
     def on_utterance(self, utterance: Utterance) -> None:
         problem = _bad_audio(utterance)
@@ -68,9 +88,7 @@ class SpeechToText:
             if self.speculative:
                 self._speculate(utterance)
             return
-        task = asyncio.ensure_future(self._finish(utterance))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.tasks.spawn(self._finish(utterance))
 
     def _speculate(self, utterance: Utterance) -> None:
         for turn in list(self.jobs):  # older turns and earlier partials are superseded
@@ -169,14 +187,17 @@ class SpeechToText:
         self.bus.publish(Error(service=STT, code=code, message=message, turn=utterance.turn))
         lang = self.lang if self.lang in APOLOGY else "en"
         self.bus.publish(
-            Say(text=APOLOGY[lang], lang=lang, kind="error", seq=0, final=True, turn=utterance.turn)
+            SpeakRequest(
+                text=APOLOGY[lang], lang=lang, kind="error", seq=0, final=True, turn=utterance.turn
+            )
         )
 
     async def close(self) -> None:
         for job in self.jobs.values():
             self._drop(job)
-        for task in list(self._tasks):
-            task.cancel()
+        self.tasks.cancel()
+
+    HANDLERS = {Utterance: on_utterance}
 
 
 def _bad_audio(utterance: Utterance) -> str:

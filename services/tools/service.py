@@ -8,7 +8,8 @@ from collections import OrderedDict
 from typing import Any
 
 from bus.client import Bus
-from bus.messages import CatalogRequest, ToolCall, ToolCatalog, ToolResult
+from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult
+from services.base import Service
 from services.tools.runner import Outcome, Runner
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ class AnswerCache:
             self._entries.popitem(last=False)
 
 
-class ToolService:
+class ToolService(Service):
     """Publishes the catalog (start-up, every ``interval`` s, on request) and answers calls."""
 
     def __init__(
@@ -52,33 +53,25 @@ class ToolService:
         concurrency: int = 8,
         cache_size: int = 256,
     ) -> None:
-        self.bus = bus
+        super().__init__(bus)
         self.runner = runner
         self.catalog = catalog
         self.interval = interval
         self.slots = asyncio.Semaphore(concurrency)
         self.answers = AnswerCache(cache_size)
-        self._tasks: set[asyncio.Task[Any]] = set()
 
     async def run(self) -> None:
-        self.bus.subscribe(ToolCall.TOPIC, CatalogRequest.TOPIC)
+        self.subscribe(self.bus)
         await self.bus.wait_connected()  # our subscriptions have reached the broker
         self.publish_catalog()
         self.bus.set_state("ready", f"{len(self.catalog)} tools")
-        self._spawn(self._republish())
+        self.tasks.spawn(self._republish())
         try:
-            async for msg in self.bus:
-                if isinstance(msg, ToolCall):
-                    self.handle_call(msg)
-                elif isinstance(msg, CatalogRequest):
-                    self.publish_catalog()
+            await self.serve()
         finally:
-            for task in list(self._tasks):
-                task.cancel()
-            if self._tasks:  # running tools are killed with their process groups
-                await asyncio.wait(self._tasks, timeout=5)
+            await self.tasks.close(timeout=5)  # running tools are killed with their groups
 
-    def publish_catalog(self) -> None:
+    def publish_catalog(self, _: ToolCatalogRequest | None = None) -> None:
         self.bus.publish(ToolCatalog(tools=self.catalog))
 
     async def _republish(self) -> None:
@@ -86,17 +79,17 @@ class ToolService:
             await asyncio.sleep(self.interval)
             self.publish_catalog()
 
-    def handle_call(self, call: ToolCall) -> None:
+    def handle_call(self, call: ToolRequest) -> None:
         key: CallKey = (call.turn, call.call_id, call.name, call.arguments)
         outcome = self.answers.get(key)
         if outcome is None:
-            outcome = self._spawn(self._execute(call))
+            outcome = self.tasks.spawn(self._execute(call))
             self.answers.put(key, outcome)
         else:
             log.info("call %s of %s repeated: its first result answers", call.call_id, call.name)
-        self._spawn(self._answer(call, outcome))
+        self.tasks.spawn(self._answer(call, outcome))
 
-    async def _execute(self, call: ToolCall) -> Outcome:
+    async def _execute(self, call: ToolRequest) -> Outcome:
         async with self.slots:
             try:
                 return await self.runner.run(call.name, call.arguments)
@@ -104,7 +97,7 @@ class ToolService:
                 log.exception("call %s of %s failed inside the service", call.call_id, call.name)
                 return Outcome(f"error: internal error of the tools service: {exc}", False, 0.0)
 
-    async def _answer(self, call: ToolCall, outcome: asyncio.Future[Outcome]) -> None:
+    async def _answer(self, call: ToolRequest, outcome: asyncio.Future[Outcome]) -> None:
         done = await asyncio.shield(outcome)
         self.bus.publish(
             ToolResult(
@@ -118,8 +111,4 @@ class ToolService:
             )
         )
 
-    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+    HANDLERS = {ToolRequest: handle_call, ToolCatalogRequest: publish_catalog}

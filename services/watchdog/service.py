@@ -9,6 +9,7 @@ turn after its final one. A ``sys.error`` (``turn-lost``) goes with the first.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import time
 from collections.abc import Callable
@@ -19,59 +20,56 @@ from bus.message import Message
 from bus.messages import (
     Error,
     Heartbeat,
-    Say,
     Speaking,
+    SpeakRequest,
     SpeechEnded,
     SpeechStarted,
     Spoken,
-    ToolCall,
+    ToolRequest,
     ToolResult,
     TraceMark,
     Transcript,
     TurnDropped,
 )
+from services.base import Service
 from services.names import BROKER, SPEAKER, WATCHDOG
 from services.watchdog.phrases import apology
 from services.watchdog.turns import TurnBook, VoiceTurn
-from settings import Config
+from settings.schema import Config, WatchdogConfig
 
 log = logging.getLogger(__name__)
 
-TOPICS = (
-    SpeechStarted.TOPIC,
-    SpeechEnded.TOPIC,
-    TurnDropped.TOPIC,
-    Transcript.TOPIC,
-    Say.TOPIC,
-    Speaking.TOPIC,
-    Spoken.TOPIC,
-    Heartbeat.TOPIC,
-    Error.TOPIC,
-    TraceMark.TOPIC,
-    ToolCall.TOPIC,
-    ToolResult.TOPIC,
-)
-"""Everything that moves a voice turn on (never ``audio.utterance``: audio is heavy)."""
 RESAY = 5.0
 """Seconds between two copies of an apology the speaker has not confirmed."""
 
 
-class Watchdog:
+async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
+    lang = config.audio.default_lang
+    await Watchdog(bus, config.watchdog, heartbeat=config.bus.heartbeat, lang=lang).run()
+
+
+class Watchdog(Service):
+    """Follows every message that moves a voice turn on (never ``audio.utterance``: audio
+    is heavy), judges silences, apologizes for the turns a stage lost."""
+
     def __init__(
-        self, bus: Bus, config: Config, clock: Callable[[], float] = time.monotonic
+        self,
+        bus: Bus,
+        settings: WatchdogConfig,
+        *,
+        heartbeat: float,
+        lang: str,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.bus = bus
+        super().__init__(bus)
         self.clock = clock
         self.liveness = Liveness(clock)
-        self.heartbeat = config.bus.heartbeat
-        self.speaker_wait = config.watchdog.speaker_wait
-        self.book = TurnBook(
-            self.liveness, config.watchdog.stall, self.heartbeat, config.audio.default_lang,
-            clock(),
-        )
+        self.heartbeat = heartbeat
+        self.speaker_wait = settings.speaker_wait
+        self.book = TurnBook(self.liveness, settings.stall, heartbeat, lang, clock())
 
     async def run(self) -> None:
-        self.bus.subscribe(*TOPICS)
+        self.subscribe(self.bus)
         await self.bus.wait_connected()
         self.bus.set_state("ready")
         tick = min(0.25, self.heartbeat / 2)
@@ -90,14 +88,13 @@ class Watchdog:
             self.judge(now)
             next_check = now + tick
 
-    def handle(self, msg: Message) -> None:
-        now = self.clock()
-        if isinstance(msg, Heartbeat):
-            if msg.service == BROKER:
-                self.book.saw_broker(self.liveness.silent_for(BROKER), now)
-            self.liveness.saw(msg)
-            return
-        self.book.feed(msg, now)
+    def _heartbeat(self, msg: Heartbeat) -> None:
+        if msg.service == BROKER:
+            self.book.saw_broker(self.liveness.silent_for(BROKER), self.clock())
+        self.liveness.saw(msg)
+
+    def _feed(self, msg: Message) -> None:
+        self.book.feed(msg, self.clock())
 
     def judge(self, now: float) -> None:
         for turn in self.book.check(now):
@@ -126,7 +123,9 @@ class Watchdog:
             self._error(turn)
         text, lang = apology(lost.stage, turn.lang)
         self.bus.publish(
-            Say(text=text, lang=lang, kind="error", seq=lost.seq, final=True, turn=turn.turn)
+            SpeakRequest(
+                text=text, lang=lang, kind="error", seq=lost.seq, final=True, turn=turn.turn
+            )
         )
         lost.said += 1
         lost.next_say = now + RESAY
@@ -137,3 +136,18 @@ class Watchdog:
         self.bus.publish(
             Error(service=WATCHDOG, code="turn-lost", message=turn.lost.why, turn=turn.turn)
         )
+
+    HANDLERS = {
+        Heartbeat: _heartbeat,
+        SpeechStarted: _feed,
+        SpeechEnded: _feed,
+        TurnDropped: _feed,
+        Transcript: _feed,
+        SpeakRequest: _feed,
+        Speaking: _feed,
+        Spoken: _feed,
+        Error: _feed,
+        TraceMark: _feed,
+        ToolRequest: _feed,
+        ToolResult: _feed,
+    }

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from bus.liveness import MISSED_PERIODS, Liveness
 from bus.message import Message
 from bus.messages import (
-    Say,
     Speaking,
+    SpeakRequest,
     SpeechEnded,
     SpeechStarted,
     Spoken,
@@ -124,7 +124,7 @@ class TurnBook:
         elif isinstance(msg, Transcript) and turn.phase in (LISTENING, TRANSCRIBING):
             turn.lang = msg.lang or turn.lang
             self._enter(turn, ANSWERING, [DIALOGUE])
-        elif isinstance(msg, Say):
+        elif isinstance(msg, SpeakRequest):
             self._piece(turn, msg)
         elif isinstance(msg, Spoken) and turn.phase == SPEAKING and msg.seq == turn.audible:
             del self.turns[turn.turn]
@@ -149,7 +149,7 @@ class TurnBook:
         for name in holders:
             turn.pids[name] = self.liveness.working_pid(name)
 
-    def _piece(self, turn: VoiceTurn, say: Say) -> None:
+    def _piece(self, turn: VoiceTurn, say: SpeakRequest) -> None:
         turn.seq = max(turn.seq, say.seq)
         turn.lang = say.lang or turn.lang
         if say.text.strip():
@@ -184,7 +184,7 @@ class TurnBook:
         playing = isinstance(msg, Spoken) or (isinstance(msg, Speaking) and msg.speaking)
         speaker = self.liveness.working_pid(SPEAKER)
         ended = (
-            isinstance(msg, Say)
+            isinstance(msg, SpeakRequest)
             and msg.final
             and msg.src != NAME
             and speaker is not None

@@ -10,10 +10,11 @@ import msgpack
 import pytest
 
 from bus.client import Bus, RequestTimeout
-from bus.messages import Ask, Reply, Say, ToolCall, ToolResult, Utterance
+from bus.messages import QuestionRequest, Reply, SpeakRequest, ToolRequest, ToolResult, Utterance
 from bus.registry import registered
 from tests.bus.test_registry import sample
-from tests.conftest import ConfigFolder, wait_broker
+from tests.conftest import ConfigFolder
+from tests.helpers.broker import wait_broker
 from tests.helpers.busrun import with_buses
 from tests.helpers.processes import Process
 
@@ -59,13 +60,13 @@ def test_malformed_messages_are_logged_and_dropped(
         await receiver.wait_path(sender)
         for frames in MALFORMED:
             sender.send_raw(frames)
-            sender.publish(ToolCall(call_id=str(len(invalid)), name="ok", arguments="{}"))
+            sender.publish(ToolRequest(call_id=str(len(invalid)), name="ok", arguments="{}"))
         valid = []
         while len(valid) < len(MALFORMED):
             msg = await receiver.recv(timeout=5)
             assert msg is not None
             valid.append(msg)
-        assert all(isinstance(m, ToolCall) and m.name == "ok" for m in valid)
+        assert all(isinstance(m, ToolRequest) and m.name == "ok" for m in valid)
 
     with caplog.at_level(logging.WARNING, logger="bus.client"):
         with_buses(
@@ -89,14 +90,14 @@ def test_broker_restart_resumes_publishers_and_subscribers(
     async def body(sender: Bus, receiver: Bus) -> None:
         receiver.subscribe("tts.say")
         await receiver.wait_path(sender)
-        sender.publish(Say(text="before"))
+        sender.publish(SpeakRequest(text="before"))
         before = await receiver.recv(timeout=5)
         assert before is not None and before.text == "before"  # type: ignore[attr-defined]
         first.kill()
         second = Process("bus", *config_folder.args(), log_dir=log_dir)  # type: ignore[arg-type]
         try:
             await receiver.wait_path(sender, timeout=15)
-            sender.publish(Say(text="after"))
+            sender.publish(SpeakRequest(text="after"))
             after = await receiver.recv(timeout=5)
             assert after is not None and after.text == "after"  # type: ignore[attr-defined]
         finally:
@@ -112,18 +113,18 @@ def test_request_answered_in_time(broker: Process, config_folder: ConfigFolder) 
 
         async def answer() -> None:
             ask = await responder.recv(timeout=5)
-            assert isinstance(ask, Ask)
-            responder.publish(Reply(request_id=ask.request_id, session="s", conversation="hi!"))
+            assert isinstance(ask, QuestionRequest)
+            responder.publish(Reply(request_id=ask.request_id, session="s", text="hi!"))
 
         task = asyncio.ensure_future(answer())
         reply = await caller.request(
-            Ask(request_id="r1", session="s", text="hi"),
+            QuestionRequest(request_id="r1", session="s", text="hi"),
             Reply,
             lambda r: r.request_id == "r1",
             timeout=5,
         )
         await task
-        assert reply.conversation == "hi!"
+        assert reply.text == "hi!"
 
     with_buses(config_folder.endpoints, ["caller", "responder"], body)
 
@@ -136,7 +137,7 @@ def test_request_without_answerer_times_out_clearly(
         start = loop.time()
         with pytest.raises(RequestTimeout, match="nobody answered tools.call with tools.result"):
             await caller.request(
-                ToolCall(call_id="c", name="now", arguments="{}"),
+                ToolRequest(call_id="c", name="now", arguments="{}"),
                 ToolResult,
                 lambda r: r.call_id == "c",
                 timeout=0.3,

@@ -11,7 +11,7 @@ import pytest
 
 from bus import eventloop
 from bus.client import DRAIN_BATCH, Bus
-from bus.messages import Say
+from bus.messages import SpeakRequest
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
 from tests.helpers.processes import Process
@@ -31,11 +31,11 @@ def test_a_burst_arrives_whole_and_in_order(
         receiver.subscribe("tts.say")
         await receiver.wait_path(sender)
         for seq in range(count):
-            sender.publish(Say(text="x", seq=seq))
+            sender.publish(SpeakRequest(text="x", seq=seq))
         time.sleep(0.3)  # the loop held: the whole burst waits in the queue at one wake-up
         got = []
         while len(got) < count and (msg := await receiver.recv(timeout=5)) is not None:
-            assert isinstance(msg, Say)
+            assert isinstance(msg, SpeakRequest)
             got.append(msg.seq)
         return got
 
@@ -58,13 +58,13 @@ def test_waiting_tasks_take_turns_with_the_message_that_woke_them(
         async def reader() -> None:
             while len(seen) < 4:
                 msg = await receiver.recv(timeout=5)
-                assert isinstance(msg, Say)
+                assert isinstance(msg, SpeakRequest)
                 seen.append(f"{msg.text}, inbox {len(receiver._inbox)}")
 
         task = asyncio.ensure_future(reader())
         await asyncio.sleep(0)
         for text in ("a", "b", "c", "d"):
-            sender.publish(Say(text=text))
+            sender.publish(SpeakRequest(text=text))
         time.sleep(0.2)  # the loop held: all four reach the receiver's queue before it looks
         await asyncio.wait_for(task, 10)
         return seen

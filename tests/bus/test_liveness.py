@@ -9,7 +9,7 @@ import pytest
 
 from bus.client import Bus
 from bus.liveness import AnswererLost, Liveness, request_watched
-from bus.messages import Ask, Heartbeat, Reply
+from bus.messages import Heartbeat, QuestionRequest, Reply
 from bus.tap import LivenessLines
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
@@ -76,7 +76,7 @@ def test_a_request_gives_up_when_its_answerer_restarts(
         async with asyncio.timeout(5):
             while live.working_pid("dialogue") is None:
                 await asyncio.sleep(0.01)  # polling for the heartbeat, with a deadline
-        ask = Ask(request_id="r1", session="s", text="Hi")
+        ask = QuestionRequest(request_id="r1", session="s", text="Hi")
         asked = asyncio.ensure_future(
             request_watched(asker, live, "dialogue", ask, Reply, lambda r: True, timeout=30)
         )

@@ -9,7 +9,7 @@ import msgpack
 import pytest
 
 import bus.messages  # noqa: F401
-from bus.message import Message
+from bus.message import SCHEMA_VERSION, Message
 from bus.registry import (
     MAX_MESSAGE_BYTES,
     DecodeError,
@@ -153,7 +153,7 @@ def test_a_relayed_message_keeps_every_field() -> None:
     relayed = msgpack.unpackb(encode(received, src="relay")[1])
     fields = [f.name for f in dataclasses.fields(ToolResult)]
     assert list(relayed) == fields  # "v", "turn", "site" and the defaults too, in order
-    assert relayed["src"] == "x" and relayed["v"] == 1 and relayed["turn"] is None
+    assert relayed["src"] == "x" and relayed["v"] == SCHEMA_VERSION and relayed["turn"] is None
 
 
 def test_encoding_fills_the_source_but_leaves_the_message_as_it_was() -> None:

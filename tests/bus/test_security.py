@@ -14,16 +14,12 @@ import pytest
 
 from bus.client import Bus, RequestTimeout
 from bus.endpoints import EndpointError, resolve
-from bus.messages import Say
+from bus.messages import SpeakRequest
 from bus.security import create_keys
-from tests.conftest import ConfigFolder, wait_broker
+from tests.conftest import ConfigFolder
+from tests.helpers.broker import wait_broker
+from tests.helpers.ports import free_port
 from tests.helpers.processes import ROOT, Process, python_env
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_another_user_cannot_connect_to_the_ipc_sockets(
@@ -94,12 +90,12 @@ def test_curve_lets_allowed_keys_in_and_keeps_others_out(tmp_path: Path) -> None
                 friend.subscribe("tts.say")
                 await friend.wait_connected(timeout=10)
                 # The intruder can neither publish to the friend ...
-                intruder.publish(Say(text="let me in"))
+                intruder.publish(SpeakRequest(text="let me in"))
                 assert await friend.recv(timeout=1.0) is None
                 # ... nor see its own probe come back (it cannot subscribe either).
                 with pytest.raises(RequestTimeout):
                     await intruder.wait_connected(timeout=1.5)
-                friend.publish(Say(text="welcome"))
+                friend.publish(SpeakRequest(text="welcome"))
                 got = await friend.recv(timeout=5)
                 assert got is not None and got.text == "welcome"  # type: ignore[attr-defined]
             finally:

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from bus.client import Bus
-from bus.messages import Say, Utterance
+from bus.messages import SpeakRequest, Utterance
 from tests.conftest import ConfigFolder
 from tests.helpers.processes import ROOT, Process, python_env
 
@@ -48,7 +48,7 @@ async def feed_until_seen(config_folder: ConfigFolder, tap: subprocess.Popen[str
     try:
         await bus.wait_connected()
         while not lines:
-            bus.publish(Say(text="ready?", turn="turn-0001"))
+            bus.publish(SpeakRequest(text="ready?", turn="turn-0001"))
             line = await loop.run_in_executor(None, next_line, 0.2)
             while line is not None:
                 if "ready?" in line:  # skip heartbeats printed before our say
@@ -57,7 +57,7 @@ async def feed_until_seen(config_folder: ConfigFolder, tap: subprocess.Popen[str
                 line = next_line(0)
         bus.publish(Utterance(pcm=b"\0\0" * 16000, rate=16000, duration=1.0, speech_end=2.0))
         bus.send_raw([b"tts.say", b"\xc1 not msgpack"])
-        bus.publish(Say(text="last", turn="turn-0002"))
+        bus.publish(SpeakRequest(text="last", turn="turn-0002"))
         while "last" not in lines[-1]:
             line = await loop.run_in_executor(None, next_line, 10.0)
             assert line is not None, f"the tap stopped printing after {lines}"

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from bus.messages import (
-    Ask,
+    QuestionRequest,
     Reply,
-    Say,
     Speaking,
+    SpeakRequest,
     Speculation,
     SpeculativeTranscript,
     SpeechEnded,
     SpeechStarted,
-    ToolCall,
+    ToolRequest,
     ToolResult,
     TraceMark,
     Transcript,
@@ -27,12 +27,12 @@ def test_voice_turn_completes_when_audio_stops_after_the_reply() -> None:
         SpeechEnded(turn=turn, ts=t0 + 0.5, speech_end=t0, duration=2.0),
         Transcript(turn=turn, ts=t0 + 0.55, text="what time is it", lang="en", speech_end=t0),
         TraceMark(turn=turn, ts=t0 + 0.6, stage="llm.first_token"),
-        ToolCall(turn=turn, ts=t0 + 0.7, call_id="c1", name="now", arguments="{}"),
+        ToolRequest(turn=turn, ts=t0 + 0.7, call_id="c1", name="now", arguments="{}"),
         ToolResult(turn=turn, ts=t0 + 0.75, call_id="c1", name="now", content="x", duration=0.05),
-        Say(turn=turn, ts=t0 + 0.9, text="It is noon.", seq=0),
+        SpeakRequest(turn=turn, ts=t0 + 0.9, text="It is noon.", seq=0),
         Speaking(turn=turn, ts=t0 + 1.1, speaking=True),
-        Say(turn=turn, ts=t0 + 1.2, text="", seq=1, final=True),
-        Reply(turn=turn, ts=t0 + 1.2, request_id=turn, session="local", conversation="It is noon."),
+        SpeakRequest(turn=turn, ts=t0 + 1.2, text="", seq=1, final=True),
+        Reply(turn=turn, ts=t0 + 1.2, request_id=turn, session="local", text="It is noon."),
     ]
     for msg in messages:
         assert tracer.feed(msg) == []
@@ -55,9 +55,10 @@ def test_voice_turn_completes_when_audio_stops_after_the_reply() -> None:
 
 def test_text_turn_completes_on_reply() -> None:
     tracer = TurnTracer()
-    assert tracer.feed(Ask(turn="t2", ts=50.0, request_id="r", session="s", text="hi")) == []
+    question = QuestionRequest(turn="t2", ts=50.0, request_id="r", session="s", text="hi")
+    assert tracer.feed(question) == []
     (done,) = tracer.feed(
-        Reply(turn="t2", ts=50.4, request_id="r", session="s", conversation="", error="llm-error")
+        Reply(turn="t2", ts=50.4, request_id="r", session="s", text="", error="llm-error")
     )
     assert done.stages == {"reply": 0.4}
     assert done.error == "llm-error"
@@ -72,7 +73,7 @@ def test_a_voice_turn_counts_from_the_end_of_speech_even_without_a_stamped_trans
     tracer.feed(SpeechEnded(turn=turn, ts=t0 + 0.5, speech_end=t0, duration=1.5))
     tracer.feed(Transcript(turn=turn, ts=t0 + 0.6, text="hello", lang="en"))
     (done,) = tracer.feed(
-        Reply(turn=turn, ts=t0 + 0.9, request_id=turn, session="local", conversation="")
+        Reply(turn=turn, ts=t0 + 0.9, request_id=turn, session="local", text="")
     )
     assert done.stages == {"transcript": 0.6, "reply": 0.9}
     assert done.as_line() == f"turn {turn} 'hello': transcript 0.60s · reply 0.90s"
@@ -83,13 +84,13 @@ def test_a_confirmed_guess_shows_its_work_from_before_the_window_closed() -> Non
     tracer = TurnTracer()
     messages = [
         SpeculativeTranscript(turn=turn, ts=t0 + 0.2, text="hi", lang="en", speech_end=t0),
-        Say(turn=turn, ts=t0 + 0.25, text="Hello.", seq=0, final=True, speculative=True),
+        SpeakRequest(turn=turn, ts=t0 + 0.25, text="Hello.", seq=0, final=True, speculative=True),
         SpeechEnded(turn=turn, ts=t0 + 0.55, speech_end=t0, duration=1.0),
         Transcript(turn=turn, ts=t0 + 0.56, text="hi", lang="en", speech_end=t0),
         TraceMark(turn=turn, ts=t0 + 0.21, stage="llm.first_token"),  # held, sent on confirm
         Speculation(turn=turn, ts=t0 + 0.57, confirmed=True),
         Speaking(turn=turn, ts=t0 + 0.6, speaking=True),
-        Reply(turn=turn, ts=t0 + 0.58, request_id=turn, session="local", conversation="Hello."),
+        Reply(turn=turn, ts=t0 + 0.58, request_id=turn, session="local", text="Hello."),
     ]
     for msg in messages:
         assert tracer.feed(msg) == []
@@ -111,11 +112,13 @@ def test_a_dropped_guess_leaves_no_stage_but_its_drop() -> None:
     tracer = TurnTracer()
     messages = [
         SpeculativeTranscript(turn=turn, ts=t0 + 0.2, text="what is", lang="en", speech_end=t0),
-        Say(turn=turn, ts=t0 + 0.25, text="What is what?", seq=0, final=True, speculative=True),
+        SpeakRequest(
+            turn=turn, ts=t0 + 0.25, text="What is what?", seq=0, final=True, speculative=True
+        ),
         Speculation(turn=turn, ts=t0 + 0.9, confirmed=False),
         Transcript(turn=turn, ts=t0 + 1.0, text="what is new", lang="en", speech_end=t0 + 0.5),
-        Say(turn=turn, ts=t0 + 1.1, text="Nothing.", seq=0, final=True),
-        Reply(turn=turn, ts=t0 + 1.1, request_id=turn, session="local", conversation="Nothing."),
+        SpeakRequest(turn=turn, ts=t0 + 1.1, text="Nothing.", seq=0, final=True),
+        Reply(turn=turn, ts=t0 + 1.1, request_id=turn, session="local", text="Nothing."),
     ]
     for msg in messages:
         assert tracer.feed(msg) == []

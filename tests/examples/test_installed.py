@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from bus.client import Bus
-from bus.messages import CatalogRequest, ToolCall, ToolCatalog, ToolResult
+from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
 from tests.helpers.examples import EXAMPLES, run_example
@@ -23,7 +23,7 @@ from tests.helpers.vdir import Vdir, event
 async def call(bus: Bus, name: str, arguments: dict[str, object], call_id: str) -> ToolResult:
     return await request(
         bus,
-        ToolCall(call_id=call_id, name=name, arguments=json.dumps(arguments), turn="t"),
+        ToolRequest(call_id=call_id, name=name, arguments=json.dumps(arguments), turn="t"),
         ToolResult,
         lambda r: r.call_id == call_id,
         timeout=30,
@@ -54,7 +54,7 @@ def test_examples_work_from_a_config_folder(
 
             async def body(bus: Bus) -> None:
                 await wait_ready(bus, proc)
-                catalog = await request(bus, CatalogRequest(), ToolCatalog, lambda m: True, 10)
+                catalog = await request(bus, ToolCatalogRequest(), ToolCatalog, lambda m: True, 10)
                 by_name = {tool["name"]: tool for tool in catalog.tools}
                 assert sorted(by_name) == ["calendar", "now", "search", "weather"]
                 assert by_name["now"]["announce"] == {} and by_name["calendar"]["announce"] == {}

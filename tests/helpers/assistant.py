@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,10 +21,11 @@ from typing import TypeVar
 
 from bus.client import Bus
 from bus.message import Message, new_id
-from bus.messages import Ask, Heartbeat, Reply
+from bus.messages import Heartbeat, QuestionRequest, Reply
 from desktop_assistant.systemd import read_procfile
-from tests.conftest import wait_broker
+from tests.helpers.broker import wait_broker
 from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.ports import free_port
 from tests.helpers.processes import ROOT, Process, python_env
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speech import CACHE
@@ -34,12 +34,6 @@ M = TypeVar("M", bound=Message)
 
 EXAMPLES = ROOT / "examples" / "tools"
 SERVICES = [p.name for p in read_procfile(ROOT / "Procfile") if p.name != "broker"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class Assistant:
@@ -272,7 +266,7 @@ class Recorder:
     async def ask(self, text: str, session: str = "test", timeout: float = 60.0) -> Reply:
         """A text turn over the bus, as ``desktop-assistant ask`` sends it; its turn id is the
         request id."""
-        request = Ask(request_id=new_id(), session=session, text=text)
+        request = QuestionRequest(request_id=new_id(), session=session, text=text)
         self.bus.publish(request)
         return await self.until(Reply, lambda r: r.request_id == request.request_id, timeout)
 

@@ -16,16 +16,17 @@ import numpy as np
 from bus.client import Bus, RequestTimeout
 from bus.message import Message, new_id
 from bus.messages import (
-    Control,
+    ActionRequest,
     Error,
     Heartbeat,
-    Say,
     Speaking,
+    SpeakRequest,
     Spoken,
-    VolumeCommand,
+    VolumeRequest,
     VolumeState,
 )
-from tests.conftest import ConfigFolder, wait_broker
+from tests.conftest import ConfigFolder
+from tests.helpers.broker import start_broker
 from tests.helpers.processes import ROOT, Process
 from tests.helpers.soundcard import SoundCard
 
@@ -56,10 +57,9 @@ class RunningTTS:
         self.state_dir = self.root / "state"
         self.logs = self.root / "logs"
         self.logs.mkdir()
-        self.broker = Process("bus", *self.folder.args(), log_dir=self.logs)
+        self.broker = start_broker(self.folder.path, self.folder.endpoints, self.logs)
         self.proc: Process | None = None
         self.extra_args: list[str] = []
-        asyncio.run(wait_broker(self.folder.endpoints))
 
     def env(self) -> dict[str, str]:
         base = self.card.env() if self.card else dict(os.environ, PULSE_SERVER=NO_SOUND_SERVER)
@@ -134,13 +134,13 @@ async def turn(
     timeout: float = 60,
     others: list[Message] | None = None,
 ) -> tuple[str, list[Message]]:
-    """Send one turn (its Control first, then its Says) and collect what the speaker sent
+    """Send one turn (its ActionRequest first, then its Says) and collect what the speaker sent
     about it until it stopped speaking; messages about other turns go to ``others``."""
     turn_id = new_id()
     if actions is not None:
-        bus.publish(Control(actions=actions, lang=lang, turn=turn_id))
+        bus.publish(ActionRequest(actions=actions, lang=lang, turn=turn_id))
     for seq, text in enumerate(says):
-        bus.publish(Say(text=text, lang=lang, kind=kind, seq=seq,
+        bus.publish(SpeakRequest(text=text, lang=lang, kind=kind, seq=seq,
                         final=seq == len(says) - 1, turn=turn_id))
     got: list[Message] = []
     loop = asyncio.get_running_loop()
@@ -159,7 +159,7 @@ async def turn(
 
 
 async def volume(bus: Bus, action: str, value: float | None = None) -> float:
-    request = VolumeCommand(action=action, value=value, request_id=new_id())
+    request = VolumeRequest(action=action, value=value, request_id=new_id())
     state = await bus.request(
         request, VolumeState, lambda s: s.request_id == request.request_id, timeout=10
     )

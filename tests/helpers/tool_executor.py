@@ -1,7 +1,7 @@
 """A scripted stand-in for the tool executor: the bus side of it only.
 
-It publishes a catalog (at start and on ``CatalogRequest``) and answers each
-``ToolCall`` with a scripted ``ToolResult``, recording the calls. A tool whose
+It publishes a catalog (at start and on ``ToolCatalogRequest``) and answers each
+``ToolRequest`` with a scripted ``ToolResult``, recording the calls. A tool whose
 result is ``None`` is never answered (an executor that hangs or died).
 ``python -m tests.helpers.tool_executor --catalog JSON`` runs it as a process
 named ``tools`` (heartbeats included); a catalog entry's ``result`` key is its
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bus.client import Bus
-from bus.messages import CatalogRequest, ToolCall, ToolCatalog, ToolResult
+from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult
 from services.runner import run_service, service_parser
 from settings import Config
 
@@ -55,21 +55,21 @@ class ScriptedExecutor:
         self.results = results
         self.barrier = barrier
         """Hold answers until this many calls wait: proves that calls run concurrently."""
-        self.calls: list[ToolCall] = []
-        self._held: list[ToolCall] = []
+        self.calls: list[ToolRequest] = []
+        self._held: list[ToolRequest] = []
 
     async def start(self) -> None:
         """Subscribe and prove it, then publish the catalog once."""
-        self.bus.subscribe(ToolCall.TOPIC, CatalogRequest.TOPIC)
+        self.bus.subscribe(ToolRequest.TOPIC, ToolCatalogRequest.TOPIC)
         await self.bus.wait_connected()
         self.bus.publish(ToolCatalog(tools=self.tools))
 
     async def serve(self) -> None:
         while True:
             msg = await self.bus.recv()
-            if isinstance(msg, CatalogRequest):
+            if isinstance(msg, ToolCatalogRequest):
                 self.bus.publish(ToolCatalog(tools=self.tools))
-            elif isinstance(msg, ToolCall):
+            elif isinstance(msg, ToolRequest):
                 self.calls.append(msg)
                 self._held.append(msg)
                 if len(self._held) >= self.barrier:
@@ -77,7 +77,7 @@ class ScriptedExecutor:
                         self._answer(call)
                     self._held.clear()
 
-    def _answer(self, call: ToolCall) -> None:
+    def _answer(self, call: ToolRequest) -> None:
         result = self.results.get(call.name, f"{call.name}: done")
         if result is None:
             return

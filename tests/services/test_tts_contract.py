@@ -13,7 +13,15 @@ import pytest
 
 from bus.client import Bus
 from bus.message import Message, new_id
-from bus.messages import Control, Say, Speaking, Speculation, Spoken, TraceMark, VolumeState
+from bus.messages import (
+    ActionRequest,
+    Speaking,
+    SpeakRequest,
+    Speculation,
+    Spoken,
+    TraceMark,
+    VolumeState,
+)
 from services.speaker.control import CANNOT_GO
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speaker import RunningTTS, rms, turn, volume
@@ -144,8 +152,9 @@ def test_an_empty_reply_with_a_control_is_a_silent_success(tts: RunningTTS) -> N
 
     async def body(bus: Bus) -> tuple[list, list]:
         await volume(bus, "set", 1.0)
-        bus.publish(Control(actions=[{"type": "adjust_volume", "direction": "up"}], turn=silent))
-        bus.publish(Say(text="", final=True, turn=silent))
+        up = [{"type": "adjust_volume", "direction": "up"}]
+        bus.publish(ActionRequest(actions=up, turn=silent))
+        bus.publish(SpeakRequest(text="", final=True, turn=silent))
         others: list = []
         _, got = await turn(bus, ["Next question."], others=others)
         return others, got
@@ -192,8 +201,8 @@ async def collect(bus: Bus, turn: str, seconds: float, until_silent: bool = Fals
     return got
 
 
-def speculative(turn: str, *texts: str) -> list[Say]:
-    return [Say(text=t, seq=i, final=i == len(texts) - 1, turn=turn, speculative=True)
+def speculative(turn: str, *texts: str) -> list[SpeakRequest]:
+    return [SpeakRequest(text=t, seq=i, final=i == len(texts) - 1, turn=turn, speculative=True)
             for i, t in enumerate(texts)]
 
 
@@ -228,7 +237,7 @@ def test_dropped_pieces_never_play_and_the_turn_can_speak_afresh(tts: RunningTTS
         for say in speculative(turn, "The stale answer.", "More of it."):
             bus.publish(say)
         bus.publish(Speculation(confirmed=False, turn=turn))
-        bus.publish(Say(text="The right answer.", final=True, turn=turn))
+        bus.publish(SpeakRequest(text="The right answer.", final=True, turn=turn))
         return await collect(bus, turn, 60, until_silent=True)
 
     got = tts.session(body)
@@ -242,8 +251,8 @@ def test_a_piece_for_real_drops_the_held_ones(tts: RunningTTS) -> None:
     async def body(bus: Bus) -> list:
         for say in speculative(turn, "A guess."):
             bus.publish(say)
-        bus.publish(Say(text="Sorry, I could not understand that.", kind="error", final=True,
-                        turn=turn))
+        bus.publish(SpeakRequest(text="Sorry, I could not understand that.", kind="error",
+                                 final=True, turn=turn))
         got = await collect(bus, turn, 60, until_silent=True)
         bus.publish(Speculation(confirmed=True, turn=turn))  # too late: nothing is held
         return got + await collect(bus, turn, 1.0)

@@ -7,12 +7,12 @@ import asyncio
 import pytest
 
 from bus.client import Bus
-from bus.messages import Ask, Heartbeat, Reply
+from bus.messages import Heartbeat, QuestionRequest, Reply
 from services.brain.bridge import BrainBridge, Conflict, NoAnswer, Unavailable
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
+from tests.helpers.polling import until
 from tests.helpers.processes import Process
-from tests.services.dialogue.harness import until
 
 
 async def connected(brain: Bus, dialogue: Bus, timeout: float = 5.0) -> BrainBridge:
@@ -20,16 +20,16 @@ async def connected(brain: Bus, dialogue: Bus, timeout: float = 5.0) -> BrainBri
     bridge = BrainBridge(brain, timeout)
     await bridge.start()
     asyncio.ensure_future(bridge.watch())
-    dialogue.subscribe(Ask.TOPIC)
+    dialogue.subscribe(QuestionRequest.TOPIC)
     await dialogue.wait_path(brain)
     dialogue.publish(Heartbeat(service="dialogue", pid=1, state="ready", version="t"))
     await until(lambda: bridge.liveness.alive("dialogue"), what="dialogue heartbeat")
     return bridge
 
 
-def answer(dialogue: Bus, ask: Ask, text: str, error: str | None = None) -> None:
+def answer(dialogue: Bus, ask: QuestionRequest, text: str, error: str | None = None) -> None:
     dialogue.publish(
-        Reply(request_id=ask.request_id, session=ask.session, conversation=text, error=error)
+        Reply(request_id=ask.request_id, session=ask.session, text=text, error=error)
     )
 
 
@@ -40,7 +40,7 @@ def test_a_retry_joins_the_request_still_running(
         bridge = await connected(brain, dialogue)
         first = asyncio.ensure_future(bridge.ask("s", "r1", "Hi", "voice", None))
         ask = await dialogue.recv(timeout=5)
-        assert isinstance(ask, Ask)
+        assert isinstance(ask, QuestionRequest)
         assert (ask.session, ask.client_type, ask.text) == ("brain:s", "voice", "Hi")
         second = asyncio.ensure_future(bridge.ask("s", "r1", "Hi", "voice", None))
         await asyncio.sleep(0)  # the retry runs up to its wait for the first attempt
@@ -49,7 +49,7 @@ def test_a_retry_joins_the_request_still_running(
         assert (await bridge.ask("s", "r1", "Hi", "voice", None)).conversation == "Once."
         with pytest.raises(Conflict):
             await bridge.ask("s", "r1", "Something else", "voice", None)
-        assert await dialogue.recv(timeout=0.2) is None  # the dialogue saw one Ask only
+        assert await dialogue.recv(timeout=0.2) is None  # the dialogue saw one QuestionRequest only
 
     with_buses(config_folder.endpoints, ["brain", "dialogue"], body)
 
@@ -61,12 +61,12 @@ def test_failed_answers_are_not_kept_and_silence_is_a_timeout(
         bridge = await connected(brain, dialogue, timeout=0.3)
         pending = asyncio.ensure_future(bridge.ask("s", "r2", "Hi", "text", None))
         ask = await dialogue.recv(timeout=5)
-        assert isinstance(ask, Ask)
+        assert isinstance(ask, QuestionRequest)
         answer(dialogue, ask, "Sorry.", error="llm-error")
         assert (await pending).error == "llm-error"
         with pytest.raises(NoAnswer, match="did not answer within 0.3 s"):
             await bridge.ask("s", "r2", "Hi", "text", None)  # asked again: not cached
-        assert isinstance(await dialogue.recv(timeout=5), Ask)
+        assert isinstance(await dialogue.recv(timeout=5), QuestionRequest)
 
     with_buses(config_folder.endpoints, ["brain", "dialogue"], body)
 

@@ -13,10 +13,10 @@ from bus.client import Bus
 from bus.endpoints import Endpoints
 from bus.message import Message, new_id
 from bus.messages import (
-    Ask,
     Heartbeat,
+    QuestionRequest,
     Reply,
-    Say,
+    SpeakRequest,
     SpeculativeTranscript,
     TraceMark,
     Transcript,
@@ -25,18 +25,10 @@ from services.dialogue.service import DialogueService
 from services.names import SPEAKER
 from settings import Config
 from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.polling import until
 from tests.helpers.tool_executor import Result, ScriptedExecutor, tool
 
 M = TypeVar("M", bound=Message)
-
-
-async def until(condition: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:
-    """Poll ``condition`` until it holds or the deadline passes."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"not within {timeout} s: {what or condition}")
-        await asyncio.sleep(0.005)
 
 
 @dataclass
@@ -50,8 +42,8 @@ class TurnRecord:
         return [m for m in self.messages if isinstance(m, kind)]
 
     @property
-    def says(self) -> list[Say]:
-        return self.of(Say)
+    def says(self) -> list[SpeakRequest]:
+        return self.of(SpeakRequest)
 
     @property
     def spoken(self) -> list[str]:
@@ -176,7 +168,7 @@ class Harness:
     ) -> TurnRecord:
         request_id = new_id()
         self.client.publish(
-            Ask(
+            QuestionRequest(
                 request_id=request_id,
                 session=session,
                 text=text,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bus.endpoints import Endpoints
-from bus.messages import ClearHistory, HistoryCleared, ToolCall
+from bus.messages import ClearHistoryRequest, HistoryCleared, ToolRequest
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
 from tests.helpers.tool_executor import tool
@@ -35,9 +35,9 @@ def test_one_announcement_per_question_in_its_language(
         assert [(s.text, s.lang, s.seq) for s in announces] == [("Controllo il meteo.", "it", 0)]
         # spoken before the tools ran: it precedes the first call on the bus
         order = [m for m in record.messages if m.TOPIC in ("tts.say", "tools.call")]
-        assert order[0] is announces[0] and isinstance(order[1], ToolCall)
+        assert order[0] is announces[0] and isinstance(order[1], ToolRequest)
         assert record.spoken == ["Sole a Roma e a Milano."]
-        assert "Controllo" not in record.reply.conversation
+        assert "Controllo" not in record.reply.text
         llm.script(c.text("Prego."))
         await h.voice("Grazie", lang="it")
 
@@ -123,7 +123,7 @@ def test_failed_turns_stay_out_of_history_and_clear_history(
         await h.ask("I am Ann", session="a")
         await h.ask("Broken", session="a")
         await h.ask("Who am I?", session="a")
-        h.client.publish(ClearHistory(request_id="r1", session="a"))
+        h.client.publish(ClearHistoryRequest(request_id="r1", session="a"))
         cleared = await h.next(HistoryCleared, lambda m: m.request_id == "r1")
         assert cleared.session == "a"
         await h.ask("Who am I?", session="a")

@@ -7,16 +7,16 @@ import asyncio
 import pytest
 
 from bus.endpoints import Endpoints
-from bus.messages import Error, Say
+from bus.messages import Error, SpeakRequest
 from tests.helpers import llm_chunks as c
-from tests.helpers.dialogue_stack import free_port
 from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.ports import free_port
 from tests.services.dialogue.harness import Harness, TurnRecord, run
 
 
 def assert_apology(record: TurnRecord, code: str, text: str) -> None:
     assert record.reply.error == code
-    assert record.reply.conversation == text
+    assert record.reply.text == text
     last = record.says[-1]
     assert (last.text, last.kind, last.final) == (text, "error", True)
     (error,) = record.of(Error)
@@ -48,7 +48,7 @@ def test_a_stream_that_breaks_off(module_broker: Endpoints, llm: ScriptedLLM, st
             record, "llm-error", "Sorry, something went wrong with the language model's answer."
         )
         assert "llm.error" in record.stages()
-        assert (await h.voice("Again")).reply.conversation == "Recovered."
+        assert (await h.voice("Again")).reply.text == "Recovered."
 
     run(module_broker, llm, body)
 
@@ -66,10 +66,10 @@ def test_http_500_is_an_apology_in_the_turns_language(
         )
         record = await h.ask("こんにちは")  # a text turn: no language given, Japanese script
         assert record.reply.error == "llm-error"
-        assert record.reply.conversation == "すみません、言語モデルの応答でエラーが起きました。"
+        assert record.reply.text == "すみません、言語モデルの応答でエラーが起きました。"
         assert record.says == []  # text turns are not spoken
         record = await h.ask("Hi", lang="de")
-        assert record.reply.conversation.startswith("Sorry")  # unknown language: English
+        assert record.reply.text.startswith("Sorry")  # unknown language: English
 
     run(module_broker, llm, body)
 
@@ -115,7 +115,7 @@ def test_no_server_then_a_server_appears(module_broker: Endpoints) -> None:
             with ScriptedLLM(port=port) as server:
                 server.script(c.text("Here I am."))
                 record = await h.voice("Hello?")
-                assert (record.reply.conversation, record.reply.error) == ("Here I am.", None)
+                assert (record.reply.text, record.reply.error) == ("Here I am.", None)
                 assert h.service.bus.state == "ready"
                 assert server.requests[0]["model"] == "scripted-model"
 
@@ -127,6 +127,6 @@ def test_an_unusable_llm_url(module_broker: Endpoints) -> None:
         async with Harness(module_broker, "ftp://nowhere/v1") as h:
             record = await h.voice("Hello?")
             assert record.reply.error == "llm-unavailable"
-            assert isinstance(record.says[-1], Say) and record.says[-1].final
+            assert isinstance(record.says[-1], SpeakRequest) and record.says[-1].final
 
     asyncio.run(body())

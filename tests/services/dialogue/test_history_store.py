@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bus.client import Bus
 from bus.message import new_id
-from bus.messages import Ask, Error, Heartbeat, Reply
+from bus.messages import Error, Heartbeat, QuestionRequest, Reply
 from services.dialogue.history import Sessions
 from services.dialogue.history_store import HistoryStore
 from tests.conftest import ConfigFolder
@@ -103,21 +103,21 @@ def test_history_survives_a_killed_dialogue_and_a_bad_file_is_not_a_crash(
 
     async def ask(bus: Bus, session: str, text: str) -> Reply:
         await bus.wait_for(Heartbeat, lambda h: h.service == "dialogue" and h.state == "ready", 30)
-        request = Ask(request_id=new_id(), session=session, text=text)
+        request = QuestionRequest(request_id=new_id(), session=session, text=text)
         return await bus.request(request, Reply, lambda r: r.request_id == request.request_id, 10)
 
     async def first(bus: Bus) -> None:
         llm.script(c.text("Hello Ada."))
-        assert (await ask(bus, "cli", "My name is Ada.")).conversation == "Hello Ada."
+        assert (await ask(bus, "cli", "My name is Ada.")).text == "Hello Ada."
 
     async def second(bus: Bus) -> None:
         llm.script(c.text("You are Ada."), c.text("Hi."))
-        assert (await ask(bus, "cli", "Who am I?")).conversation == "You are Ada."
+        assert (await ask(bus, "cli", "Who am I?")).text == "You are Ada."
         error, reply = await asyncio.gather(
             bus.wait_for(Error, lambda e: e.code == "history-corrupt", 10),
             ask(bus, "broken", "Hello?"),
         )
-        assert reply.conversation == "Hi." and "set aside" in error.message
+        assert reply.text == "Hi." and "set aside" in error.message
 
     try:
         with_buses(config_folder.endpoints, ["client"], first)

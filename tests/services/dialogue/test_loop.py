@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from bus.endpoints import Endpoints
-from bus.messages import Say
+from bus.messages import SpeakRequest
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
 from tests.helpers.tool_executor import tool
@@ -33,7 +33,7 @@ def test_plain_answer_is_spoken_sentence_by_sentence_while_streaming(
 
     async def body(h: Harness) -> None:
         turn = h.say("hi")
-        first = await h.next(Say, lambda s: s.turn == turn)
+        first = await h.next(SpeakRequest, lambda s: s.turn == turn)
         assert (first.text, first.seq, first.final) == ("Hello there.", 0, False)
         assert not gate.is_set(), "the first sentence must come while the stream still runs"
         gate.set()
@@ -46,7 +46,7 @@ def test_plain_answer_is_spoken_sentence_by_sentence_while_streaming(
             ("Fine, thanks.", 2, True, "answer"),
         ]
         assert all(s.lang == "en" for s in says)
-        assert record.reply.conversation == "Hello there. How are you? Fine, thanks."
+        assert record.reply.text == "Hello there. How are you? Fine, thanks."
         assert (record.reply.session, record.reply.error, record.reply.control) == (
             "local",
             None,
@@ -113,7 +113,7 @@ def test_two_parallel_calls_run_concurrently(module_broker: Endpoints, llm: Scri
 
     async def body(h: Harness) -> None:
         record = await h.voice("Weather in Oslo and the time?")
-        assert record.reply.conversation == "Cold, and it is noon."
+        assert record.reply.text == "Cold, and it is noon."
         assert {call.name for call in h.executor.calls} == {"weather", "now"}
 
     # The executor answers only once both calls wait: sequential calls would time out.
@@ -185,7 +185,7 @@ def test_tool_rounds_exhausted_forces_a_text_answer(
 
     async def body(h: Harness) -> None:
         record = await h.voice("Loop forever")
-        assert record.reply.conversation == "I could not decide, sorry."
+        assert record.reply.text == "I could not decide, sorry."
         assert len(h.executor.calls) == 2
 
     run(module_broker, llm, body, tools=[NOW], tool_rounds=2)
@@ -202,7 +202,7 @@ def test_calls_in_the_round_without_tools_are_ignored(
 
     async def body(h: Harness) -> None:
         record = await h.voice("Time?")
-        assert record.reply.conversation == "Noon."
+        assert record.reply.text == "Noon."
         assert record.says[-1].final
 
     run(module_broker, llm, body, tools=[NOW], tool_rounds=1)
@@ -214,7 +214,7 @@ def test_arguments_that_are_not_json(module_broker: Endpoints, llm: ScriptedLLM)
 
     async def body(h: Harness) -> None:
         record = await h.voice("Weather?")
-        assert record.reply.conversation == "I could not check."
+        assert record.reply.text == "I could not check."
         assert h.executor.calls == []
 
     run(module_broker, llm, body, tools=[WEATHER])
@@ -229,7 +229,7 @@ def test_unknown_tool(module_broker: Endpoints, llm: ScriptedLLM) -> None:
 
     async def body(h: Harness) -> None:
         record = await h.voice("Beam me up")
-        assert record.reply.conversation == "I can't do that."
+        assert record.reply.text == "I can't do that."
         assert h.executor.calls == []
 
     run(module_broker, llm, body, tools=[NOW])
@@ -245,7 +245,7 @@ def test_no_executor_answers_within_the_tools_timeout(
     async def body(h: Harness) -> None:
         h.service.toolbox.margin = 0.2
         record = await h.voice("Time?")
-        assert record.reply.conversation == "The clock is not answering."
+        assert record.reply.text == "The clock is not answering."
         assert record.reply.error == "tools-unavailable"
         assert len(h.executor.calls) == 1
 

@@ -6,17 +6,17 @@ from pathlib import Path
 
 from bus.client import Bus
 from bus.message import new_id
-from bus.messages import Ask, Heartbeat, Reply, Say, Transcript
+from bus.messages import Heartbeat, QuestionRequest, Reply, SpeakRequest, Transcript
 from tests.conftest import ConfigFolder
 from tests.helpers import llm_chunks as c
 from tests.helpers.busrun import with_buses
-from tests.helpers.dialogue_stack import free_port
 from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.ports import free_port
 from tests.helpers.processes import Process
 
 
 async def ask(bus: Bus, text: str) -> Reply:
-    request = Ask(request_id=new_id(), session="cli", text=text)
+    request = QuestionRequest(request_id=new_id(), session="cli", text=text)
     return await bus.request(request, Reply, lambda r: r.request_id == request.request_id, 10)
 
 
@@ -35,16 +35,16 @@ def test_the_service_process_waits_for_an_llm_without_restarting(
         assert f"127.0.0.1:{port}" in started.detail  # found by the start-up check
         reply = await ask(client, "Hello?")
         assert reply.error == "llm-unavailable"
-        assert f"port {port}" in reply.conversation
+        assert f"port {port}" in reply.text
         degraded = await client.wait_for(Heartbeat, lambda h: h.service == "dialogue", 5)
         assert degraded.state == "degraded" and f"127.0.0.1:{port}" in degraded.detail
         with ScriptedLLM(port=port) as llm:
             llm.script(c.text("Here. ", "Now."), c.text("Spoken."))
             reply = await ask(client, "Hello?")
-            assert (reply.conversation, reply.error) == ("Here. Now.", None)
+            assert (reply.text, reply.error) == ("Here. Now.", None)
             turn = new_id()
             client.publish(Transcript(text="Speak", lang="en", turn=turn))
-            say = await client.wait_for(Say, lambda s: s.turn == turn and s.final, 10)
+            say = await client.wait_for(SpeakRequest, lambda s: s.turn == turn and s.final, 10)
             assert say.text == "Spoken."
 
     try:

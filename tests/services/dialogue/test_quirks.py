@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bus.endpoints import Endpoints
 from bus.message import new_id
-from bus.messages import Ask, ToolCall
+from bus.messages import QuestionRequest, ToolRequest
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
 from tests.services.dialogue.harness import NOW, WEATHER, Harness, assistant_calls, run, until
@@ -42,7 +42,7 @@ def test_text_before_a_call_is_spoken_and_kept(module_broker: Endpoints, llm: Sc
     async def body(h: Harness) -> None:
         record = await h.voice("Time?")
         assert record.spoken == ["Let me look.", "It is noon."]
-        assert record.reply.conversation == "Let me look. It is noon."
+        assert record.reply.text == "Let me look. It is noon."
 
     run(module_broker, llm, body, tools=[NOW])
     assert llm.requests[1]["messages"][-2]["content"] == "Let me look."
@@ -55,12 +55,14 @@ def test_text_turns_are_not_spoken_and_repeated_asks_run_once(
 
     async def body(h: Harness) -> None:
         record = await h.ask("The answer?", session="cli")
-        assert record.reply.conversation == "Forty-two."
+        assert record.reply.text == "Forty-two."
         assert record.reply.session == "cli"
         assert record.says == []
-        h.client.publish(Ask(request_id=record.reply.request_id, session="cli", text="The answer?"))
+        h.client.publish(
+            QuestionRequest(request_id=record.reply.request_id, session="cli", text="The answer?")
+        )
         again = await h.reply(record.reply.turn or "")
-        assert again.reply.conversation == "Forty-two."
+        assert again.reply.text == "Forty-two."
 
     run(module_broker, llm, body)
     assert len(llm.requests) == 1
@@ -82,7 +84,7 @@ def test_tool_results_go_to_the_executor_of_this_turn_only(
     async def body(h: Harness) -> None:
         await h.voice("Time?")
         (call,) = h.executor.calls
-        assert isinstance(call, ToolCall)
+        assert isinstance(call, ToolRequest)
         # A bus-wide unique id, not the model's per-response "call_0".
         assert call.call_id.startswith(new_id()[:16]) and not call.call_id.startswith("call_")
         await until(lambda: not h.service._in_flight)

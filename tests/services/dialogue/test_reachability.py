@@ -25,6 +25,6 @@ def test_a_loading_server_is_degraded_until_it_answers(
             assert not llm.requests  # nobody had to ask a question for that
             llm.script(c.text("Loaded."))
             record = await h.voice("Hello?")
-            assert record.reply.conversation == "Loaded."
+            assert record.reply.text == "Loaded."
 
     asyncio.run(body())

@@ -1,7 +1,7 @@
 """Answers prepared on the STT's guess while the end-of-speech window runs.
 
 The dialogue starts the first LLM round on a ``SpeculativeTranscript``; its
-pieces go out as speculative ``Say``; the final ``Transcript`` confirms
+pieces go out as speculative ``SpeakRequest``; the final ``Transcript`` confirms
 (same words) or drops (other words, no final) the work. Nothing speculative
 may reach a tool or the history.
 """
@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from bus.endpoints import Endpoints
-from bus.messages import Error, Reply, Say, Speculation, TraceMark
+from bus.messages import Error, Reply, SpeakRequest, Speculation, TraceMark
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
 from tests.services.dialogue.harness import NOW, Harness, run, until
@@ -47,7 +47,7 @@ def test_a_confirmed_guess_is_the_answer_and_plays_what_was_prepared(
 
     async def body(h: Harness) -> None:
         turn = h.guess("What is the capital of Australia?")
-        first = await h.next(Say, lambda s: s.turn == turn)
+        first = await h.next(SpeakRequest, lambda s: s.turn == turn)
         assert (first.text, first.speculative) == ("Canberra.", True)
         # Before the final transcript: no trace marks, no verdict, no reply for the turn.
         assert not [m for m in h.seen if isinstance(m, TraceMark | Speculation | Reply)]
@@ -58,14 +58,14 @@ def test_a_confirmed_guess_is_the_answer_and_plays_what_was_prepared(
         record = await h.reply(turn)
         assert [(s.text, s.speculative) for s in record.says] == [
             ("Canberra.", True), ("It is a planned city.", False)]
-        assert record.reply.conversation == "Canberra. It is a planned city."
+        assert record.reply.text == "Canberra. It is a planned city."
         assert record.reply.error is None
         # The held marks went out once confirmed, with the times they were made at.
         marks = record.of(TraceMark)
         assert [m.stage for m in marks][:2] == ["llm.request", "llm.first_token"]
         assert marks[1].ts < verdict.ts
         nxt = await h.voice("And of Italy?")
-        assert nxt.reply.conversation == "Rome."
+        assert nxt.reply.text == "Rome."
 
     run(module_broker, llm, body)
     first, second = llm.requests
@@ -92,7 +92,7 @@ def test_speech_that_resumed_drops_the_guess_and_answers_the_whole_question(
 
     async def body(h: Harness) -> None:
         turn = h.guess("What is the capital of")
-        stale = await h.next(Say, lambda s: s.turn == turn)
+        stale = await h.next(SpeakRequest, lambda s: s.turn == turn)
         assert (stale.text, stale.speculative) == ("The capital of what?", True)
         h.say("What is the capital of Australia?", turn=turn)
         record = await h.reply(turn)
@@ -100,7 +100,7 @@ def test_speech_that_resumed_drops_the_guess_and_answers_the_whole_question(
         assert [v.confirmed for v in verdicts] == [False]
         after = [s for s in record.says if s.ts > verdicts[0].ts]
         assert [(s.text, s.speculative) for s in after] == [("Canberra.", False)]
-        assert record.reply.conversation == "Canberra."
+        assert record.reply.text == "Canberra."
         await h.voice("Thanks")
 
     run(module_broker, llm, body)
@@ -119,7 +119,7 @@ def test_a_tool_call_in_the_guessed_round_waits_for_the_confirmation(
         await until(lambda: len(llm.requests) == 1, what="the guessed round")
         await quiet(h, 0.5)
         assert h.executor.calls == []
-        assert not [m for m in h.seen if isinstance(m, Say)]
+        assert not [m for m in h.seen if isinstance(m, SpeakRequest)]
         h.say("What time is it?", turn=turn)
         record = await h.reply(turn)
         assert [call.name for call in h.executor.calls] == ["now"]
@@ -145,7 +145,7 @@ def test_a_guess_that_asked_for_a_tool_and_changed_never_runs_it(
         await until(lambda: len(llm.requests) == 1, what="the guessed round")
         h.say("Turn it off, never mind.", turn=turn)
         record = await h.reply(turn)
-        assert record.reply.conversation == "Done."
+        assert record.reply.text == "Done."
         assert h.executor.calls == []
 
     run(module_broker, llm, body, tools=[NOW], results={"now": "12:00"})
@@ -158,12 +158,12 @@ def test_a_guess_without_a_final_transcript_is_dropped_and_forgotten(
 
     async def body(h: Harness) -> None:
         turn = h.guess("A stale question")
-        await h.next(Say, lambda s: s.turn == turn)
+        await h.next(SpeakRequest, lambda s: s.turn == turn)
         h.client.publish(Error(service="stt", code="stt-failed", message="boom", turn=turn))
         verdict = await h.next(Speculation, lambda s: s.turn == turn)
         assert not verdict.confirmed
         record = await h.voice("A fresh question")
-        assert record.reply.conversation == "A fresh answer."
+        assert record.reply.text == "A fresh answer."
 
     run(module_broker, llm, body)
     stale, fresh = llm.requests
@@ -180,14 +180,14 @@ def test_a_newer_guess_of_the_same_turn_replaces_the_older(
 
     async def body(h: Harness) -> None:
         turn = h.guess("Tell me")
-        await h.next(Say, lambda s: s.turn == turn and s.text == "Older.")
+        await h.next(SpeakRequest, lambda s: s.turn == turn and s.text == "Older.")
         h.guess("Tell me more", turn=turn)
         dropped = await h.next(Speculation, lambda s: s.turn == turn)
         assert not dropped.confirmed
         h.say("Tell me more", turn=turn)
         record = await h.reply(turn)
         assert [v.confirmed for v in record.of(Speculation)] == [False, True]
-        assert record.reply.conversation == "Newer."
+        assert record.reply.text == "Newer."
 
     run(module_broker, llm, body)
     assert [user_texts(r)[-1] for r in llm.requests] == ["Tell me", "Tell me more"]
@@ -204,7 +204,7 @@ def test_a_failed_guessed_round_is_asked_again_for_the_final_question(
         await quiet(h, 0.3)
         h.say("How are you?", turn=turn)
         record = await h.reply(turn)
-        assert (record.reply.conversation, record.reply.error) == ("Fine.", None)
+        assert (record.reply.text, record.reply.error) == ("Fine.", None)
         assert record.of(Speculation) == []  # nothing was said: nothing to drop
         assert record.of(Error) == []
 
@@ -220,7 +220,7 @@ def test_no_guess_is_taken_while_a_turn_of_the_session_runs(
 
     async def body(h: Harness) -> None:
         first = h.say("First")
-        await h.next(Say, lambda s: s.turn == first)
+        await h.next(SpeakRequest, lambda s: s.turn == first)
         second = h.guess("Second")
         await quiet(h, 0.3)
         assert len(llm.requests) == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bus.endpoints import Endpoints
 from bus.message import Message
-from bus.messages import Control, Reply, Say, ToolCall, ToolResult, TraceMark
+from bus.messages import ActionRequest, Reply, SpeakRequest, ToolRequest, ToolResult, TraceMark
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
 from tests.services.dialogue.harness import Harness, run
@@ -14,16 +14,16 @@ from tests.services.dialogue.test_announce_history import WEATHER
 def summary(msg: Message) -> str:
     if isinstance(msg, TraceMark):
         return f"mark {msg.stage} {msg.detail}".rstrip()
-    if isinstance(msg, Say):
+    if isinstance(msg, SpeakRequest):
         return f"say {msg.seq} {msg.kind} {msg.text!r}{' final' if msg.final else ''}"
-    if isinstance(msg, Control):
+    if isinstance(msg, ActionRequest):
         return f"control {msg.actions[0]['direction']}"
-    if isinstance(msg, ToolCall):
+    if isinstance(msg, ToolRequest):
         return f"call {msg.name} {msg.arguments}"
     if isinstance(msg, ToolResult):
         return f"result {msg.name} {msg.content!r}"
     if isinstance(msg, Reply):
-        return f"reply {msg.conversation!r} {msg.control}"
+        return f"reply {msg.text!r} {msg.control}"
     return msg.TOPIC
 
 

@@ -1,9 +1,9 @@
-"""adjust_volume (seed 003): offered for voice turns, a control action, never run."""
+"""adjust_volume: offered for voice turns, a control action, never run."""
 
 from __future__ import annotations
 
 from bus.endpoints import Endpoints
-from bus.messages import Control, Say
+from bus.messages import ActionRequest, SpeakRequest
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
 from tests.services.dialogue.harness import NOW, Harness, run, tool_messages
@@ -19,10 +19,10 @@ def test_volume_up_on_a_local_voice_turn(module_broker: Endpoints, llm: Scripted
     async def body(h: Harness) -> None:
         h.audio_output_alive()
         record = await h.voice("もっと大きく", lang="ja")
-        (control,) = record.of(Control)
+        (control,) = record.of(ActionRequest)
         assert control.actions == [{"type": "adjust_volume", "direction": "up"}]
         assert control.lang == "ja"
-        first_say = next(i for i, m in enumerate(record.messages) if isinstance(m, Say))
+        first_say = next(i for i, m in enumerate(record.messages) if isinstance(m, SpeakRequest))
         assert record.messages.index(control) < first_say, "the control comes before the answer"
         assert record.reply.control == [{"type": "adjust_volume", "direction": "up"}]
         assert record.spoken == ["Louder now."]
@@ -46,9 +46,9 @@ def test_volume_down_with_an_empty_answer_for_a_remote_voice_client(
     async def body(h: Harness) -> None:
         record = await h.ask("うるさいから下げて", client_type="voice")
         assert record.reply.control == [{"type": "adjust_volume", "direction": "down"}]
-        assert record.reply.conversation == ""
+        assert record.reply.text == ""
         assert record.reply.error is None
-        assert record.of(Control) == [] and record.says == []  # remote: the client applies it
+        assert record.of(ActionRequest) == [] and record.says == []  # remote: the client applies it
 
     run(module_broker, llm, body)
     assert offered(llm.requests[0]) == ["adjust_volume"]
@@ -66,7 +66,7 @@ def test_invalid_direction_is_an_error_result_not_a_control(
     async def body(h: Harness) -> None:
         h.audio_output_alive()
         record = await h.voice("Make it weird")
-        assert record.reply.control == [] and record.of(Control) == []
+        assert record.reply.control == [] and record.of(ActionRequest) == []
 
     run(module_broker, llm, body)
     results = tool_messages(llm.requests[2])

@@ -1,5 +1,5 @@
 """Push-to-talk on the virtual sound card: ``desktop-assistant listen`` opens the mic for one
-question; answers keep the conversation open for follow-ups as seed 003 says."""
+question; answers keep the conversation open for follow-ups."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ class Session:
 
     def answer(self, turn: str | None, conversation: str, control: list | None = None) -> None:
         assert turn
-        self.bus.publish(Reply(request_id=turn, session="local", conversation=conversation,
+        self.bus.publish(Reply(request_id=turn, session="local", text=conversation,
                                control=control or [], turn=turn))
 
 
@@ -111,7 +111,7 @@ def test_an_answer_keeps_the_mic_open_for_a_follow_up(card: SoundCard, stack: St
         s.bus.publish(Speaking(speaking=False))
         await s.say(s.short)  # the window starts when the speaker stops
         turn = (await s.heard()).turn
-        # Seed 003: an empty answer with a control is a silent success; the talk goes on.
+        # An empty answer with a control is a silent success; the talk goes on.
         s.answer(turn, "", [{"type": "adjust_volume", "direction": "up"}])
         await s.say(s.short)
         turn = (await s.heard()).turn

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 from collections.abc import Iterator
 
 import pytest
 
 from bus.client import Bus
 from bus.message import new_id
-from bus.messages import Error, Say, SpeculativeTranscript, Transcript, Utterance
+from bus.messages import Error, SpeakRequest, SpeculativeTranscript, Transcript, Utterance
 from services.mic.convert import decode_file
 from tests.helpers.busrun import with_buses
+from tests.helpers.ports import free_port
 from tests.helpers.processes import Process
 from tests.helpers.service_stack import Stack, expect, wait_state
 from tests.helpers.speech import spoken
@@ -28,9 +28,7 @@ QUESTIONS = [
 @pytest.fixture(scope="module")
 def stack() -> Iterator[Stack]:
     # backend = "auto" on a machine without whisper-server: what a fresh install runs.
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     stack = Stack(f'[whisper]\nbackend = "auto"\nserver = "/nonexistent/whisper-server"\n'
                   f"port = {port}\n")
     try:
@@ -66,7 +64,7 @@ def utterance(audio: bytes, turn: str, partial: bool = False) -> Utterance:
 
 
 async def listening(bus: Bus) -> None:
-    bus.subscribe(Transcript.TOPIC, Error.TOPIC, Say.TOPIC)
+    bus.subscribe(Transcript.TOPIC, Error.TOPIC, SpeakRequest.TOPIC)
     await bus.wait_path(bus)
 
 
@@ -185,10 +183,10 @@ def test_audio_in_the_wrong_format_is_a_clear_error_and_an_apology(
 ) -> None:
     turn = new_id()
 
-    async def body(bus: Bus) -> tuple[Error, Say]:
+    async def body(bus: Bus) -> tuple[Error, SpeakRequest]:
         await listening(bus)
         error = await expect(bus, Error, lambda e: e.turn == turn)
-        say = await expect(bus, Say, lambda s: s.turn == turn)
+        say = await expect(bus, SpeakRequest, lambda s: s.turn == turn)
         bus.publish(Utterance(pcm=bytes(16000), rate=8000, duration=1.0, speech_end=1.0,
                               turn=turn))
         return await error, await say

@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,19 +17,15 @@ from typing import Any
 import pytest
 
 from bus.client import Bus
-from bus.messages import Error, Heartbeat, Say, Transcript, Utterance
+from bus.messages import Error, Heartbeat, SpeakRequest, Transcript, Utterance
 from tests.helpers.busrun import with_buses
+from tests.helpers.polling import until
+from tests.helpers.ports import free_port
 from tests.helpers.processes import ROOT
-from tests.helpers.service_stack import Stack, expect, until, wait_state
+from tests.helpers.service_stack import Stack, expect, wait_state
 
 STANDIN = ROOT / "tests" / "helpers" / "whisper_server_standin.py"
 AUDIO = bytes(range(256)) * 125  # 1 s of 16 kHz PCM16
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Whisper:
@@ -87,7 +82,7 @@ def utterance(turn: str, audio: bytes = AUDIO, partial: bool = False) -> Utteran
 
 
 async def listening(bus: Bus) -> None:
-    bus.subscribe(Transcript.TOPIC, Error.TOPIC, Say.TOPIC, Heartbeat.TOPIC)
+    bus.subscribe(Transcript.TOPIC, Error.TOPIC, SpeakRequest.TOPIC, Heartbeat.TOPIC)
     await bus.wait_path(bus)
 
 
@@ -98,9 +93,9 @@ async def ask(bus: Bus, turn: str, *messages: Utterance) -> Transcript:
     return await waiter
 
 
-async def fails(bus: Bus, turn: str) -> tuple[Error, Say]:
+async def fails(bus: Bus, turn: str) -> tuple[Error, SpeakRequest]:
     error = await expect(bus, Error, lambda e: e.turn == turn, timeout=20)
-    say = await expect(bus, Say, lambda s: s.turn == turn, timeout=20)
+    say = await expect(bus, SpeakRequest, lambda s: s.turn == turn, timeout=20)
     bus.publish(utterance(turn))
     return await error, await say
 

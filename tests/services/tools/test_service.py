@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from bus.client import Bus
-from bus.messages import CatalogRequest, ToolCall, ToolCatalog, ToolResult
+from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
 from tests.helpers.heartbeat import request, wait_ready
+from tests.helpers.polling import until
 from tests.helpers.processes import Process
 from tests.services.tools.helpers import ARGV_PRINTER, write_program, write_tool
 
@@ -43,7 +43,7 @@ def start_tools(config_folder: ConfigFolder, broker: Process, log_dir: Path) -> 
 async def call(bus: Bus, name: str, arguments: str, call_id: str, turn: str = "t1") -> ToolResult:
     return await request(
         bus,
-        ToolCall(call_id=call_id, name=name, arguments=arguments, turn=turn),
+        ToolRequest(call_id=call_id, name=name, arguments=arguments, turn=turn),
         ToolResult,
         lambda r: r.call_id == call_id,
         timeout=30,
@@ -72,7 +72,7 @@ def test_catalog_at_start_periodically_and_on_request(
             assert isinstance(first, ToolCatalog), proc.output()
             second = await listener.recv(timeout=5)  # and again after catalog_interval
             assert isinstance(second, ToolCatalog) and second.tools == first.tools
-            answer = await listener.request(CatalogRequest(), ToolCatalog, lambda m: True, 5)
+            answer = await listener.request(ToolCatalogRequest(), ToolCatalog, lambda m: True, 5)
             assert answer.tools == first.tools
         finally:
             proc.stop()
@@ -153,14 +153,6 @@ def test_calls_that_arrive_together_run_concurrently(
     with_buses(config_folder.endpoints, ["dialogue"], body)
 
 
-async def until(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"never happened: {what}")
-        await asyncio.sleep(0.02)
-
-
 def test_a_repeated_call_id_runs_once(
     config_folder: ConfigFolder, start_tools: Start, tmp_path: Path
 ) -> None:
@@ -181,11 +173,12 @@ def test_a_repeated_call_id_runs_once(
     async def body(bus: Bus) -> None:
         bus.subscribe(ToolResult.TOPIC)
         await bus.wait_connected()
-        msg = ToolCall(call_id="same", name="counted", arguments="{}", turn="t1")
+        msg = ToolRequest(call_id="same", name="counted", arguments="{}", turn="t1")
         bus.publish(msg)
-        await until(runs.exists, "the first run started")
+        await until(runs.exists, "the first run started", timeout=30)
         bus.publish(msg)  # the same call again while the first run is still going
-        await until(lambda: "call same of counted repeated" in proc.output(), "the repeat seen")
+        repeat_seen = "call same of counted repeated"
+        await until(lambda: repeat_seen in proc.output(), "the repeat seen", timeout=30)
         release.touch()
         results = [await next_result(bus), await next_result(bus)]
         bus.publish(msg)  # and once more after it was answered
@@ -239,7 +232,7 @@ def test_missing_tools_folder_means_no_tools(
     start_tools()
 
     async def body(bus: Bus) -> None:
-        catalog = await request(bus, CatalogRequest(), ToolCatalog, lambda m: True, 10)
+        catalog = await request(bus, ToolCatalogRequest(), ToolCatalog, lambda m: True, 10)
         assert catalog.tools == []
         result = await call(bus, "now", "{}", "c1")
         assert result.content == "error: unknown tool 'now' (known: none)"
@@ -250,7 +243,10 @@ def test_missing_tools_folder_means_no_tools(
 def test_env_table_reaches_tools_run_by_the_service(
     config_folder: ConfigFolder, start_tools: Start
 ) -> None:
-    config_folder.write('[env]\nSEARXNG_URL = "http://search.example:8888"\n')
+    # not secret by its name: the config marks it so, and the service must hide it
+    config_folder.write(
+        '[tools]\nsecret_env = ["SEARXNG_URL"]\n[env]\nSEARXNG_URL = "http://search.example:8888"\n'
+    )
     write_tool(config_folder.path, "show", ["sh", "-c", 'echo "$SEARXNG_URL"'])
     start_tools()
 
@@ -276,7 +272,7 @@ def test_stopping_the_service_kills_running_tools(
     proc = start_tools()
 
     async def body(bus: Bus) -> None:
-        bus.publish(ToolCall(call_id="c1", name="long", arguments="{}"))
+        bus.publish(ToolRequest(call_id="c1", name="long", arguments="{}"))
         pid = await asyncio.to_thread(read_pid, pidfile)
         assert proc.stop() == 0
         assert wait_dead(pid)

@@ -14,7 +14,7 @@ import pytest
 
 from bus.client import Bus
 from bus.message import new_id
-from bus.messages import Say, Speaking, Spoken
+from bus.messages import Speaking, SpeakRequest, Spoken
 from tests.helpers.soundcard import SINK, SoundCard
 from tests.helpers.speaker import RunningTTS, ServiceExited, turn
 
@@ -104,7 +104,7 @@ def test_sentences_arriving_one_by_one_play_in_order_while_the_rest_arrives(
                     got.append(msg)
 
         def say(seq: int) -> None:
-            bus.publish(Say(text=sentences[seq], seq=seq, final=seq == 2, turn=turn_id))
+            bus.publish(SpeakRequest(text=sentences[seq], seq=seq, final=seq == 2, turn=turn_id))
 
         say(0)
         await until(lambda m: isinstance(m, Speaking))

@@ -7,10 +7,11 @@ import contextlib
 import time
 
 from bus.client import Bus
-from bus.messages import Error, Heartbeat, Say, SpeechEnded, SpeechStarted, Spoken
+from bus.messages import Error, Heartbeat, SpeakRequest, SpeechEnded, SpeechStarted, Spoken
 from services.watchdog.phrases import apology
 from services.watchdog.service import RESAY
-from tests.conftest import ConfigFolder, wait_broker
+from tests.conftest import ConfigFolder
+from tests.helpers.broker import running_broker
 from tests.helpers.processes import Process
 
 BEAT = 0.25
@@ -32,20 +33,18 @@ def test_a_turn_whose_stage_dies_gets_an_apology_until_the_speaker_confirms_it(
     config_folder.write("")
     config = config_folder.path / "config.toml"
     config.write_text(config.read_text().replace("[bus]\n", f"[bus]\nheartbeat = {BEAT}\n"))
-    broker = Process("bus", *config_folder.args(), log_dir=tmp_path)
-    dog = Process("services.watchdog", *config_folder.args(), log_dir=tmp_path)
-    try:
-        asyncio.run(wait_broker(config_folder.endpoints))
-        asyncio.run(_play(config_folder, dog))
-    finally:
-        dog.stop()
-        broker.stop()
+    with running_broker(config_folder.path, config_folder.endpoints, tmp_path):
+        dog = Process("services.watchdog", *config_folder.args(), log_dir=tmp_path)
+        try:
+            asyncio.run(_play(config_folder, dog))
+        finally:
+            dog.stop()
 
 
 async def _play(config_folder: ConfigFolder, dog: Process) -> None:
     alive = {"mic": 101, "stt": 102, "dialogue": 103, "tts": 104}
     async with Bus(config_folder.endpoints, "test") as bus:
-        bus.subscribe(Heartbeat.TOPIC, Say.TOPIC, Error.TOPIC)
+        bus.subscribe(Heartbeat.TOPIC, SpeakRequest.TOPIC, Error.TOPIC)
         await bus.wait_connected()
         beats = asyncio.ensure_future(beat(bus, alive))
         try:
@@ -59,17 +58,19 @@ async def _play(config_folder: ConfigFolder, dog: Process) -> None:
             died = time.monotonic()
             error, say = await asyncio.gather(
                 bus.wait_for(Error, lambda e: e.turn == "t1", timeout=10),
-                bus.wait_for(Say, lambda s: s.turn == "t1", timeout=10),
+                bus.wait_for(SpeakRequest, lambda s: s.turn == "t1", timeout=10),
             )
             assert time.monotonic() - died < 3 * BEAT + 2.0
             assert error.code == "turn-lost" and "stt" in error.message
             assert (say.kind, say.final, say.text) == ("error", True, apology("stt", "en")[0])
 
-            again = await bus.wait_for(Say, lambda s: s.turn == "t1", timeout=RESAY + 3)
+            again = await bus.wait_for(SpeakRequest, lambda s: s.turn == "t1", timeout=RESAY + 3)
             assert again.text == say.text  # unconfirmed: said again
             bus.publish(Spoken(text=say.text, seq=say.seq, turn="t1", src="tts"))
             with contextlib.suppress(TimeoutError):
-                extra = await bus.wait_for(Say, lambda s: s.turn == "t1", timeout=RESAY + 1)
+                extra = await bus.wait_for(
+                    SpeakRequest, lambda s: s.turn == "t1", timeout=RESAY + 1
+                )
                 raise AssertionError(f"apologized again after the speaker confirmed: {extra}")
         finally:
             beats.cancel()

@@ -6,8 +6,8 @@ from bus.liveness import Liveness
 from bus.message import Message
 from bus.messages import (
     Heartbeat,
-    Say,
     Speaking,
+    SpeakRequest,
     SpeechEnded,
     SpeechStarted,
     Spoken,
@@ -62,7 +62,7 @@ def transcribed(world: World, turn: str = "t1") -> None:
 
 
 def say(world: World, text: str, seq: int, final: bool = False, turn: str = "t1") -> None:
-    world.send(Say(text=text, seq=seq, final=final, lang="it", turn=turn, src="dialogue"))
+    world.send(SpeakRequest(text=text, seq=seq, final=final, lang="it", turn=turn, src="dialogue"))
 
 
 def test_a_turn_that_goes_well_ends_when_the_speaker_is_quiet() -> None:

@@ -1,12 +1,21 @@
-"""A remote voice UI (seed 003's ``RemoteChat`` and turn logic) talking to the whole assistant
-over the brain's HTTP API: the real tools answer, and the UI speaks, not this machine."""
+"""A remote voice UI (``RemoteChat`` and the turn logic of ``examples/remote_ui``) talking to
+the whole assistant over the brain's HTTP API: the real tools answer, and the UI speaks, not
+this machine."""
 
 from __future__ import annotations
 
 import asyncio
 from uuid import uuid4
 
-from bus.messages import Ask, Control, Reply, Say, Speaking, ToolResult, VolumeState
+from bus.messages import (
+    ActionRequest,
+    QuestionRequest,
+    Reply,
+    Speaking,
+    SpeakRequest,
+    ToolResult,
+    VolumeState,
+)
 from examples.remote_ui.app import VoiceApp
 from examples.remote_ui.remote_chat import RemoteChat
 from examples.remote_ui.volume import VolumeControl
@@ -31,7 +40,7 @@ def test_a_remote_voice_ui_gets_the_time_and_the_volume_control(world: World) ->
                 asked = clock()
                 assert await asyncio.to_thread(app.turn, "What time is it?")
                 answered = clock()
-                ask = await rec.until(Ask, lambda a: a.session == f"brain:{session}")
+                ask = await rec.until(QuestionRequest, lambda a: a.session == f"brain:{session}")
                 time_turn = ask.turn or ask.request_id
                 result = await rec.until(ToolResult, lambda r: r.turn == time_turn)
                 assert (result.name, result.ok) == ("now", True)
@@ -44,7 +53,7 @@ def test_a_remote_voice_ui_gets_the_time_and_the_volume_control(world: World) ->
                 )
                 assert await asyncio.to_thread(app.turn, "Louder, please.")
                 assert said[1] == ("Okay.", 1.1)  # the UI's own volume, applied before speaking
-                second = await rec.until(Ask, lambda a: a.request_id != ask.request_id)
+                second = await rec.until(QuestionRequest, lambda a: a.request_id != ask.request_id)
                 volume_turn = second.turn or second.request_id
 
             await rec.drain(1.0)
@@ -55,7 +64,8 @@ def test_a_remote_voice_ui_gets_the_time_and_the_volume_control(world: World) ->
                 # local speaker's volume is not the remote one's.
                 assert not [
                     m for m in rec.seen
-                    if m.turn == turn and isinstance(m, Say | Speaking | Control | VolumeState)
+                    if m.turn == turn
+                    and isinstance(m, SpeakRequest | Speaking | ActionRequest | VolumeState)
                 ]
 
     asyncio.run(scenario())

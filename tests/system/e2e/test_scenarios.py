@@ -1,7 +1,7 @@
-"""Seed 000's live run as scenarios over the bus: the time, the calendar, the weather at home
+"""The live run of the tools as scenarios over the bus: the time, the calendar, the weather at home
 and elsewhere, a web search, and a plain question that must call nothing.
 
-Text turns (``Ask``) on the whole running assistant; the scripted LLM plays the
+Text turns (``QuestionRequest``) on the whole running assistant; the scripted LLM plays the
 model's choices, the real example tools run in the tools service against a test
 vdir and the local OpenWeatherMap and SearXNG stand-ins. Each answer is built
 from the tool message the model received, and must carry what the tool printed.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bus.messages import Reply, ToolCall, ToolResult
+from bus.messages import Reply, ToolRequest, ToolResult
 from tests.helpers import llm_chunks as c
 from tests.helpers.assistant import Recorder
 from tests.helpers.hearing import says_time
@@ -32,7 +32,7 @@ async def tool_scenario(
     async with Recorder(world.assistant) as rec:
         reply = await rec.ask(question, session=f"live-{tool}")
         turn = reply.request_id
-        (call,) = [m for m in rec.of(ToolCall) if m.turn == turn]
+        (call,) = [m for m in rec.of(ToolRequest) if m.turn == turn]
         (done,) = [m for m in rec.of(ToolResult) if m.turn == turn]
     assert reply.error is None, reply
     assert (call.name, done.name, done.ok) == (tool, tool, True), done
@@ -40,7 +40,7 @@ async def tool_scenario(
     assert len(sent) == 2
     tool_message = sent[1]["messages"][-1]
     assert (tool_message["role"], tool_message["content"]) == ("tool", done.content)
-    assert flat(done.content) in flat(reply.conversation)
+    assert flat(done.content) in flat(reply.text)
     return reply, done
 
 
@@ -105,9 +105,9 @@ def test_a_plain_question_reaches_no_tool(world: World) -> None:
         async with Recorder(world.assistant) as rec:
             reply = await rec.ask("How far away is the Moon?", session="live-plain")
             await rec.drain(1.0)  # a tool run would show up here
-            assert reply.conversation == "The Moon is about 384,000 kilometres away."
+            assert reply.text == "The Moon is about 384,000 kilometres away."
             assert reply.error is None
-            assert not rec.of(ToolCall) and not rec.of(ToolResult)
+            assert not rec.of(ToolRequest) and not rec.of(ToolResult)
 
     asyncio.run(scenario())
     # The model was offered every tool and answered in one round, with nothing from a tool.

@@ -11,15 +11,15 @@ import asyncio
 import calendar
 
 from bus.messages import (
-    Control,
+    ActionRequest,
     Reply,
-    Say,
     Speaking,
+    SpeakRequest,
     Spoken,
-    ToolCall,
+    ToolRequest,
     ToolResult,
     Transcript,
-    VolumeCommand,
+    VolumeRequest,
     VolumeState,
 )
 from services.speaker.pcm import TONE_LEVEL, TONE_SECONDS
@@ -47,7 +47,7 @@ def test_what_time_is_it_is_answered_aloud_with_the_time_from_date(world: World)
             assert words(turn.transcript.text) == ["what", "time", "is", "it"]
             assert len({m.turn for m in rec.of(Reply)}) == 1
 
-            (call,) = [m for m in mine if isinstance(m, ToolCall)]
+            (call,) = [m for m in mine if isinstance(m, ToolRequest)]
             (result,) = [m for m in mine if isinstance(m, ToolResult)]
             assert (call.name, result.name, result.ok) == ("now", "now", True)
             assert says_time(result.content, turn.asked, turn.answered), result.content
@@ -55,7 +55,7 @@ def test_what_time_is_it_is_answered_aloud_with_the_time_from_date(world: World)
             # The model was given the real result, and its answer carries it.
             second = assistant.llm.requests[1]["messages"]
             assert {"role": "tool", "content": result.content}.items() <= second[-1].items()
-            assert turn.reply.conversation == f"It is {result.content}."
+            assert turn.reply.text == f"It is {result.content}."
             spoken = " ".join(m.text for m in mine if isinstance(m, Spoken))
             assert result.content in spoken
 
@@ -86,7 +86,7 @@ def test_louder_by_voice_reaches_the_speaker_before_the_answer_is_played(world: 
 
     async def scenario() -> None:
         async with Recorder(assistant) as rec:
-            start = VolumeCommand(action="set", value=0.5, request_id="e2e-volume")
+            start = VolumeRequest(action="set", value=0.5, request_id="e2e-volume")
             state = await rec.bus.request(
                 start, VolumeState, lambda s: s.request_id == start.request_id, 10
             )
@@ -94,7 +94,7 @@ def test_louder_by_voice_reaches_the_speaker_before_the_answer_is_played(world: 
             try:
                 turn = await voice_turn(assistant, rec, "Turn the volume up, please.")
             finally:
-                reset = VolumeCommand(action="set", value=1.0, request_id="e2e-volume-reset")
+                reset = VolumeRequest(action="set", value=1.0, request_id="e2e-volume-reset")
                 await rec.bus.request(
                     reset, VolumeState, lambda s: s.request_id == reset.request_id, 10
                 )
@@ -107,11 +107,14 @@ def test_louder_by_voice_reaches_the_speaker_before_the_answer_is_played(world: 
             assert turn.reply.control == [{"type": "adjust_volume", "direction": "up"}]
 
             # On the bus: the control, then the speaker's new volume, then the answer's audio.
-            order = [m for m in mine if isinstance(m, Control | VolumeState | Say | Speaking)]
+            kinds_of_order = ActionRequest | VolumeState | SpeakRequest | Speaking
+            order = [m for m in mine if isinstance(m, kinds_of_order)]
             kinds = [type(m).__name__ for m in order]
-            control = kinds.index("Control")
+            control = kinds.index("ActionRequest")
             volume = kinds.index("VolumeState")
-            first_say = next(i for i, m in enumerate(order) if isinstance(m, Say) and m.text)
+            first_say = next(
+                i for i, m in enumerate(order) if isinstance(m, SpeakRequest) and m.text
+            )
             first_audio = next(
                 i for i, m in enumerate(order) if isinstance(m, Speaking) and m.speaking
             )

@@ -7,7 +7,7 @@ import random
 import resource
 
 from bus.client import Bus
-from bus.messages import Say
+from bus.messages import SpeakRequest
 from bus.registry import DecodeError, decode
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
@@ -47,15 +47,15 @@ def test_live_broker_and_receiver_survive_hostile_frames(
         for i, case in enumerate(frames(rng, BROKER_FRAMES)):
             attacker.send_raw(case)
             if i % 100 == 0:
-                attacker.publish(Say(text=f"valid {sent_valid}"))
+                attacker.publish(SpeakRequest(text=f"valid {sent_valid}"))
                 sent_valid += 1
                 await asyncio.sleep(0)  # let the victim drain; PUB drops past its HWM
-        attacker.publish(Say(text="the end"))
+        attacker.publish(SpeakRequest(text="the end"))
         seen: set[str] = set()
         while "the end" not in seen:
             msg = await victim.recv(timeout=30)
             assert msg is not None, f"valid traffic stopped after {len(seen)} messages"
-            if isinstance(msg, Say) and msg.src == "attacker":
+            if isinstance(msg, SpeakRequest) and msg.src == "attacker":
                 seen.add(msg.text)
         assert len([t for t in seen if t.startswith("valid")]) == sent_valid
 

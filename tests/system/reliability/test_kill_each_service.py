@@ -22,7 +22,7 @@ from bus.messages import (
     Speaking,
     SpeechEnded,
     Spoken,
-    ToolCall,
+    ToolRequest,
     TraceMark,
 )
 from services.watchdog.phrases import apology
@@ -142,7 +142,7 @@ def test_tools(assistant: Assistant) -> None:
 
     async def body(voice: Voice, rec: Recorder) -> None:
         turn = await voice.heard(voice.play(QUESTION))
-        await rec.until(ToolCall, lambda m: m.turn == turn and m.name == "hang", 60)
+        await rec.until(ToolRequest, lambda m: m.turn == turn and m.name == "hang", 60)
         while not pid_file.exists() or not pid_file.read_text():
             await asyncio.sleep(0.02)  # polling for the tool to start, within the test timeout
         tool_pid = int(pid_file.read_text())
@@ -155,7 +155,7 @@ def test_tools(assistant: Assistant) -> None:
         assert result["role"] == "tool"
         assert result["content"] == "error: the tool executor stopped while running hang"
         spoken = await rec.until(
-            Spoken, lambda m: m.turn == turn and m.text == reply.conversation, 30
+            Spoken, lambda m: m.turn == turn and m.text == reply.text, 30
         )
         assert not os.path.exists(f"/proc/{tool_pid}")  # the tool died with its executor
         await voice.played()

@@ -21,11 +21,12 @@ import httpx
 import pytest
 
 from bus.message import new_id
-from bus.messages import Error, Reply, Say, Spoken, Transcript, Utterance
+from bus.messages import Error, Reply, SpeakRequest, Spoken, Transcript, Utterance
 from services.mic.convert import decode_file
 from tests.helpers import llm_chunks as c
-from tests.helpers.assistant import Assistant, Recorder, free_port
+from tests.helpers.assistant import Assistant, Recorder
 from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.ports import free_port
 from tests.helpers.processes import Process
 from tests.helpers.speech import spoken
 from tests.system.reliability.whole import QUESTION, Voice, pids
@@ -129,11 +130,11 @@ class Faults:
 
     def __init__(self, rec: Recorder) -> None:
         self.rec = rec
-        self.turns: dict[str, Say] = {}
+        self.turns: dict[str, SpeakRequest] = {}
         pcm = b"".join(decode_file(spoken(QUESTION)))
         self.utterance = Utterance(pcm=pcm, rate=16000, duration=len(pcm) / 32000, speech_end=0.0)
 
-    async def fault(self, name: str, src: str, code: str, text: bool = False) -> Say:
+    async def fault(self, name: str, src: str, code: str, text: bool = False) -> SpeakRequest:
         """Inject ``name``'s turn; return once ``src`` said its error ``code`` for it."""
         FAULTS.append(name)
         turn = new_id()
@@ -143,7 +144,7 @@ class Faults:
             self.rec.bus.publish(replace(self.utterance, speech_end=time.time(), turn=turn))
         error = await self.rec.until(Error, lambda m: m.turn == turn, 30)
         assert error.code == code, error
-        say = await self.rec.until(Say, lambda m: m.turn == turn and m.kind == "error", 10)
+        say = await self.rec.until(SpeakRequest, lambda m: m.turn == turn and m.kind == "error", 10)
         assert (say.src, say.final) == (src, True)
         self.turns[turn] = say
         return say
@@ -156,7 +157,7 @@ class Faults:
                 Spoken, lambda m, t=turn, s=say: m.turn == t and m.text == s.text, 60
             )
             last = max(last, spoken.ts)
-            assert not [m for m in self.rec.of(Say, turn) if m.src == "watchdog"]
+            assert not [m for m in self.rec.of(SpeakRequest, turn) if m.src == "watchdog"]
         return last
 
 
@@ -229,7 +230,7 @@ def test_tool_faults(assistant: Assistant) -> None:
             turn = new_id()
             rec.bus.publish(Transcript(text=QUESTION, lang="en", turn=turn))
             reply = await rec.until(Reply, lambda m, t=turn: m.request_id == t, 30)
-            assert (reply.conversation, reply.error) == (answer, None)  # the model said it
+            assert (reply.text, reply.error) == (answer, None)  # the model said it
             result = assistant.llm.requests[-1]["messages"][-1]
             assert (result["role"], result["content"]) == ("tool", error)
             spoken = await rec.until(

@@ -6,7 +6,7 @@ import asyncio
 import time
 from pathlib import Path
 
-from bus.messages import Say, Speaking, SpeechStarted, Spoken, Transcript
+from bus.messages import Speaking, SpeakRequest, SpeechStarted, Spoken, Transcript
 from tests.helpers import llm_chunks as c
 from tests.helpers.assistant import Assistant, Recorder
 from tests.helpers.speech import padded
@@ -65,7 +65,9 @@ class Voice:
     async def apology(self, turn: str, timeout: float = 30.0) -> Spoken:
         """The watchdog's apology for ``turn``, spoken in full."""
         say = await self.rec.until(
-            Say, lambda m: m.turn == turn and m.kind == "error" and m.src == "watchdog", timeout
+            SpeakRequest,
+            lambda m: m.turn == turn and m.kind == "error" and m.src == "watchdog",
+            timeout,
         )
         assert say.final
         spoken = await self.rec.until(

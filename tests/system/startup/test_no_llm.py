@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bus.messages import Heartbeat, Say, Spoken, Transcript
+from bus.messages import Heartbeat, SpeakRequest, Spoken, Transcript
 from tests.helpers import llm_chunks as c
 from tests.helpers.assistant import SERVICES, Assistant, Recorder
 from tests.helpers.hearing import transcribe
@@ -46,7 +46,7 @@ def test_without_an_llm_it_starts_and_says_where_it_expects_one(assistant: Assis
             turn = await voice_turn(assistant, rec, "What time is it?")
             assert len(rec.of(Transcript)) == 1
             assert turn.reply.error == "llm-unavailable"
-            (say,) = [m for m in turn.messages(rec.seen) if isinstance(m, Say)]
+            (say,) = [m for m in turn.messages(rec.seen) if isinstance(m, SpeakRequest)]
             assert (say.kind, say.final) == ("error", True)
             assert say.text == (
                 f"Sorry, I can't reach the language model server at 127.0.0.1, port {port}. "
@@ -85,7 +85,7 @@ def test_it_answers_as_soon_as_a_server_appears(assistant: Assistant) -> None:
                 Heartbeat, lambda h: h.service == "dialogue" and h.state == "ready", timeout=15
             )
             reply = await rec.ask("Are you there?")
-            assert (reply.conversation, reply.error) == ("Here I am.", None)
+            assert (reply.text, reply.error) == ("Here I am.", None)
 
     asyncio.run(scenario())
     assert dialogue.popen.poll() is None and assistant.processes["dialogue"] is dialogue

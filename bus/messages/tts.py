@@ -1,4 +1,4 @@
-"""Messages of the TTS/audio output service."""
+"""What the speaker is asked to say and what it reports (``tts.*``)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,24 @@ from dataclasses import dataclass
 
 from bus.message import Message
 from bus.registry import register
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class SpeakRequest(Message):
+    """A piece of text to speak now, in order of ``seq`` within the turn."""
+
+    TOPIC = "tts.say"
+    text: str
+    lang: str = "en"
+    kind: str = "answer"
+    """``answer``, ``announce``, ``error`` or ``notice``."""
+    seq: int = 0
+    final: bool = False
+    """The last piece of this turn's reply (its text may be empty)."""
+    speculative: bool = False
+    """Prepared before the question was final: synthesize it, but play it only once a
+    :class:`Speculation` for the turn confirms it; drop it if that says no."""
 
 
 @register
@@ -32,7 +50,7 @@ class Spoken(Message):
 
 @register
 @dataclass(frozen=True, kw_only=True)
-class VolumeCommand(Message):
+class VolumeRequest(Message):
     """Change or query the playback volume; answered by :class:`VolumeState`."""
 
     TOPIC = "tts.volume.command"
