@@ -129,7 +129,7 @@ def render_config() -> str:
                 default = f"`{info.get_default(call_default_factory=True)!r}`"
             type_name = getattr(kind, "__name__", None) or str(kind).replace("typing.", "")
             if name == "voice":
-                type_name, default = "tables `[voice.LANG]`", "`it`, `en` (seed 000)"
+                type_name, default = "tables `[voice.LANG]`", "`it`, `en`"
             doc = " ".join((info.description or "").split())
             rows.append(f"| `{name}` | {type_name} | {default} | {doc} |")
         if rows:

@@ -1,1 +1,1 @@
-"""The voice-UI side of seed 003: a client of the brain's HTTP API, and its volume control."""
+"""The side of a remote voice UI: a client of the brain's HTTP API, and its volume control."""

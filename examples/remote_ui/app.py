@@ -1,4 +1,4 @@
-"""The control application of a voice UI, reduced to its turn logic (seed 003).
+"""The control application of a voice UI, reduced to its turn logic.
 
 A real UI hears the user and plays audio; here the words come from stdin and
 the speech goes to a ``speak`` callback (print by default) so the order of

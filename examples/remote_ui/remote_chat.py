@@ -1,4 +1,4 @@
-"""``RemoteChat``: ask the brain over HTTP (seed 003), retrying once with the same request_id.
+"""``RemoteChat``: ask the brain over HTTP, retrying once with the same request_id.
 
 Copy this file into your voice UI. The brain de-duplicates by ``request_id``,
 so the retry after a lost response returns the same answer without running

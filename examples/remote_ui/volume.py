@@ -1,4 +1,4 @@
-"""The voice UI's side of ``adjust_volume`` (seed 003): it owns the volume and applies controls.
+"""The voice UI's side of ``adjust_volume``: it owns the volume and applies controls.
 
 The brain only says "up" or "down"; the playback factor lives here, moves in
 steps of 0.1 and stays within 0.0-2.0. When clamping means nothing changed,

@@ -1,1 +1,1 @@
-"""The brain: the HTTP API of seed 003 for other user interfaces, bridged onto the bus."""
+"""The brain: the HTTP API for other user interfaces (a remote voice UI), bridged onto the bus."""

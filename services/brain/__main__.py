@@ -1,4 +1,4 @@
-"""``python -m services.brain``: the HTTP API of seed 003, bridged onto the bus."""
+"""``python -m services.brain``: the HTTP API for other user interfaces, bridged onto the bus."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def make_main(sock: socket.socket) -> ServiceMain:
 
 
 def start(argv: list[str] | None = None) -> int:
-    parser = service_parser("brain", "The HTTP API for other user interfaces (seed 003).")
+    parser = service_parser("brain", "The HTTP API for other user interfaces.")
     args = parser.parse_args(argv)
     config = load_or_exit(args.config)
     if not is_loopback(config.brain.host) and not config.brain.token:

@@ -1,4 +1,4 @@
-"""The brain's HTTP API (seed 003): ``/ask``, ``/clear_history``, ``/health/ready``.
+"""The brain's HTTP API for other user interfaces: ``/ask``, ``/clear_history``, ``/health/ready``.
 
 Validation is FastAPI's; the handlers below only turn its errors (and every
 other refusal) into a 4xx with a JSON ``{"error": ...}`` that says what is wrong.
@@ -68,7 +68,7 @@ class Problem(BaseModel):
 def create_app(bridge: BrainBridge, token: str = "") -> FastAPI:
     app = FastAPI(
         title="desktop-assistant brain",
-        description="The HTTP API of the assistant for other user interfaces (seed 003).",
+        description="The HTTP API of the assistant for other user interfaces.",
         version="1",
     )
     app.add_middleware(RequestGuard, max_body=MAX_BODY)

@@ -1,1 +1,1 @@
-"""The dialogue service: the streaming LLM tool loop (seed 000) and voice volume (seed 003)."""
+"""The dialogue service: the streaming LLM tool loop and the voice volume tool."""

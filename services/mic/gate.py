@@ -2,7 +2,7 @@
 
 Pure state, driven by bus events and by the capture times of the audio, so
 audio that was captured before an event is judged by what held then.
-Push-to-talk follows seed 003: ``desktop-assistant listen`` opens the mic for
+Push-to-talk: ``desktop-assistant listen`` opens the mic for
 one question; after the answer it stays open for a follow-up question,
 unless the answer was empty and carried no control, which ends the
 conversation.
@@ -108,8 +108,9 @@ class Gate:
     def on_reply(
         self, turn: str, conversation: str, control: bool, failed: bool, when: float
     ) -> None:
-        """The answer to ``turn``: empty and without control ends the conversation (seed
-        003: the control rule comes first); so does a failed turn."""
+        """The answer to ``turn``: empty and without control ends the conversation; so
+        does a failed turn. The control rule comes first: an empty answer with a
+        control (a volume change) is a silent success, and the talk goes on."""
         if not self.push or self.state.phase != AWAITING_REPLY or self.state.turn != turn:
             return
         if failed or (not conversation.strip() and not control):

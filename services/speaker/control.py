@@ -1,4 +1,4 @@
-"""Client actions of a voice turn (seed 003): ``adjust_volume`` and its override phrases."""
+"""Client actions of a voice turn: ``adjust_volume`` and its override phrases."""
 
 from __future__ import annotations
 
@@ -49,6 +49,6 @@ def apply_controls(
             continue
         if volume.step(direction):
             changed = True
-        else:  # as seed 003: any step that changed nothing overrides the words
+        else:  # the model cannot know the volume: at a limit its words would be wrong
             override = cannot_go(direction, lang)
     return changed, override

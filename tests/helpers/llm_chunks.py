@@ -1,4 +1,7 @@
-"""Build the scripted server's responses in the shapes each real server sends (CONTRACTS.md)."""
+"""Build the scripted server's responses in the shapes each real server sends.
+
+The shapes are those of llama-server, Ollama and vLLM as ``docs/dialogue.md`` lists them.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A scripted OpenAI-compatible chat server on 127.0.0.1: real HTTP/1.1, chunked SSE.
 
-It stands in for llama-server, Ollama and vLLM (see CONTRACTS.md): each
+It stands in for llama-server, Ollama and vLLM (``docs/dialogue.md``): each
 ``POST /v1/chat/completions`` takes the next scripted response and records
 the request body. A response is plain JSON, so another process can script it
 too (``POST /_script``, ``GET /_requests``, ``POST /_gate/NAME``), and

@@ -20,7 +20,7 @@ def write(folder: Path, text: str) -> Path:
     return folder
 
 
-def test_missing_folder_gives_the_seed_defaults(tmp_path: Path) -> None:
+def test_missing_folder_gives_the_built_in_defaults(tmp_path: Path) -> None:
     config, folder = load_config(tmp_path / "absent")
     assert folder == tmp_path / "absent"
     without_keys = {"bus": {"keys"}}

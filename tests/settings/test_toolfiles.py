@@ -33,7 +33,7 @@ def tool_file(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def test_the_seed_example_parses(tmp_path: Path) -> None:
+def test_the_weather_example_parses(tmp_path: Path) -> None:
     tool = parse_tool(tool_file(tmp_path, "weather", WEATHER))
     assert tool.name == "weather"
     assert tool.spec.command == ["weather.sh", "{place}", "{when}"]

@@ -1,4 +1,4 @@
-"""When the mic hears: deafness while the assistant speaks, and push-to-talk per seed 003."""
+"""When the mic hears: deafness while the assistant speaks, and push-to-talk."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_an_empty_answer_without_control_ends_the_conversation() -> None:
 def test_an_empty_answer_with_a_control_keeps_the_conversation() -> None:
     gate = Gate(PUSH, VAD)
     converse(gate)
-    gate.on_reply("t1", "", True, False, 14.0)  # seed 003: a silent volume change
+    gate.on_reply("t1", "", True, False, 14.0)  # a silent volume change keeps the talk open
     assert gate.state.phase == OPEN and gate.hears(14.5)
 
 

@@ -1,4 +1,4 @@
-"""Volume steps, clamping, the state file, and the control actions of seed 003."""
+"""Volume steps, clamping, the state file, and the control actions of a voice turn."""
 
 from __future__ import annotations
 
@@ -73,13 +73,13 @@ def test_clamping_overrides_with_the_phrase_of_the_turns_language(lang: str) -> 
     assert apply_controls([DOWN], Volume(0.0), lang) == (False, CANNOT_GO[lang]["down"])
 
 
-def test_the_japanese_phrases_are_exactly_those_of_seed_003() -> None:
+def test_the_japanese_phrases_are_exact_and_other_languages_get_english() -> None:
     assert cannot_go("up", "ja") == "これ以上大きくできません"
     assert cannot_go("down", "ja-JP") == "これ以上小さくできません"
     assert cannot_go("up", "fr") == CANNOT_GO["en"]["up"]
 
 
-def test_any_clamped_step_of_a_turn_overrides_as_in_seed_003() -> None:
+def test_any_clamped_step_of_a_turn_overrides_the_words() -> None:
     volume = Volume(1.9)
     assert apply_controls([UP, UP], volume, "en") == (True, CANNOT_GO["en"]["up"])
     assert volume.value == 2.0
