@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 SCHEMA_VERSION = 2
+"""The contract's major version: sent in every message as ``v``; a receiver refuses a
+message whose ``v`` is newer than its own (docs/bus.md, "Contract versions")."""
 
 
 _prefix = ""
@@ -46,7 +48,7 @@ class Message:
     TOPIC: ClassVar[str] = ""
 
     v: int = SCHEMA_VERSION
-    """Schema version of the envelope and body."""
+    """Contract version of the envelope and body; a newer one than the receiver's is refused."""
     id: str = field(default_factory=new_id)
     """Unique id of this message."""
     ts: float = field(default_factory=time.time)

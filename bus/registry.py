@@ -19,12 +19,21 @@ from typing import Any
 import msgspec
 
 from bus.checks import check_free_form, reason_and_kind
-from bus.message import Message
+from bus.message import SCHEMA_VERSION, Message
 
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 """Largest body accepted (a 4-minute PCM16 16 kHz utterance is 7.7 MB)."""
 
 _SIMPLE = (str, bytes, bool, int, float)
+
+
+class _Envelope(msgspec.Struct):
+    """Only the version of a body, read when the body does not fit our types."""
+
+    v: int = SCHEMA_VERSION
+
+
+_VERSION = msgspec.msgpack.Decoder(_Envelope)
 
 
 class DecodeError(ValueError):
@@ -141,7 +150,8 @@ def decode(frames: list[bytes | memoryview]) -> Message:
         if spec is not None and not spec.free_form and len(frames[1]) <= MAX_MESSAGE_BYTES:
             try:
                 msg: Message = spec.decoder.decode(frames[1])
-                return msg
+                if msg.v <= SCHEMA_VERSION:
+                    return msg
             except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
                 pass
     return _checked_decode(frames)
@@ -168,13 +178,35 @@ def _checked_decode(frames: list[bytes | memoryview]) -> Message:
     try:
         msg: Message = spec.decoder.decode(body)
     except msgspec.ValidationError as exc:
+        _check_version(body, topic)  # a newer contract's fields: say so, not which one
         reason, kind = reason_and_kind(str(exc))
         raise DecodeError(reason, topic, kind) from None
     except (msgspec.DecodeError, RecursionError) as exc:
         raise DecodeError(f"not msgpack ({exc})", topic, "not msgpack") from None
+    _check_version(body, topic, msg.v)
     for name in spec.free_form:
         try:
             check_free_form(getattr(msg, name))
         except ValueError as exc:
             raise DecodeError(f"field {name!r}: {exc}", topic, f"field {name}") from None
     return msg
+
+
+def _check_version(body: bytes | memoryview, topic: str, version: int | None = None) -> None:
+    """Refuse a message of a newer contract than ours: its fields may mean something else.
+
+    An older or equal version is read as it is (an older sender's fields either still
+    fit, or the message fails as any invalid one does).
+    """
+    if version is None:
+        try:
+            version = _VERSION.decode(body).v
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            return
+    if version > SCHEMA_VERSION:
+        raise DecodeError(
+            f"contract version {version} is newer than ours ({SCHEMA_VERSION}): "
+            "update this process",
+            topic,
+            "newer version",
+        )
