@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -10,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bus.client import Bus
 from bus.endpoints import Endpoints
+from tests.helpers.broker import running_broker
 from tests.helpers.processes import Process
 
 
@@ -67,17 +66,18 @@ def log_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def broker(config_folder: ConfigFolder, log_dir: Path) -> Iterator[Process]:
     """A real broker process (``python -m bus``) on this test's ipc endpoints."""
-    proc = Process("bus", *config_folder.args(), log_dir=log_dir)
-    try:
-        asyncio.run(wait_broker(config_folder.endpoints))
+    with running_broker(config_folder.path, config_folder.endpoints, log_dir) as proc:
         yield proc
-    finally:
-        proc.stop()
 
 
-async def wait_broker(endpoints: Endpoints, timeout: float = 15.0) -> None:
-    bus = Bus(endpoints, "fixture")
+@pytest.fixture(scope="module")
+def module_broker() -> Iterator[Endpoints]:
+    """One real broker shared by a test module (on its own config folder), for modules whose
+    tests each start their own clients and need no fresh broker."""
+    root = Path(tempfile.mkdtemp(prefix="da-"))
+    folder = ConfigFolder(root)
     try:
-        await bus.wait_connected(timeout=timeout)
+        with running_broker(folder.path, folder.endpoints, root):
+            yield folder.endpoints
     finally:
-        await bus.close()
+        shutil.rmtree(root, ignore_errors=True)

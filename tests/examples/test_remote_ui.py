@@ -12,7 +12,8 @@ from examples.remote_ui.app import VoiceApp
 from examples.remote_ui.remote_chat import RemoteChat
 from examples.remote_ui.volume import VolumeControl
 from tests.helpers import llm_chunks as c
-from tests.helpers.dialogue_stack import Stack, free_port, fresh, running
+from tests.helpers.dialogue_stack import Stack, fresh, running
+from tests.helpers.ports import free_port
 
 
 @pytest.fixture(scope="module")

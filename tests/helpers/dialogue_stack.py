@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import json
 import shutil
-import socket
 import tempfile
 import time
 from collections.abc import Iterator
@@ -18,15 +17,11 @@ from typing import Any
 
 import httpx
 
-from tests.conftest import ConfigFolder, wait_broker
+from tests.conftest import ConfigFolder
+from tests.helpers.broker import wait_broker
 from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.ports import free_port
 from tests.helpers.processes import Process
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class Stack:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -14,7 +13,7 @@ from bus.client import Bus
 from bus.endpoints import Endpoints
 from bus.message import Message
 from bus.messages import Heartbeat
-from tests.conftest import wait_broker
+from tests.helpers.broker import wait_broker
 from tests.helpers.processes import Process
 
 M = TypeVar("M", bound=Message)
@@ -73,11 +72,3 @@ async def expect(
     task = asyncio.ensure_future(bus.wait_for(kind, match, timeout))
     await asyncio.sleep(0)
     return task
-
-
-async def until(condition: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
-    """Poll ``condition`` (something outside the bus, e.g. a file) until it holds."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"{what}: not within {timeout:g} s"
-        await asyncio.sleep(0.02)

@@ -18,8 +18,8 @@ from bus.client import Bus
 from bus.messages import Heartbeat
 from desktop_assistant.systemd import read_procfile
 from tests.conftest import ConfigFolder
-from tests.helpers.assistant import free_port
 from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.ports import free_port
 from tests.helpers.processes import ROOT
 from tests.helpers.soundcard import SoundCard
 
