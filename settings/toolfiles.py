@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator
 
 from settings.loader import ConfigError, describe_errors, load_config, read_toml
-from settings.schema import Table
+from settings.schema import MAX_CPU_SECONDS, MAX_MB, MAX_OUTPUT_BYTES, MAX_PROCESSES, Table
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """What OpenAI-style servers accept as a function name."""
@@ -35,11 +35,11 @@ class ParamSpec(Table):
 class LimitsSpec(Table):
     """Per-tool overrides of the ``[tools]`` limits in config.toml (same keys)."""
 
-    cpu_seconds: int | None = Field(None, ge=1)
-    memory_mb: int | None = Field(None, ge=16)
-    file_size_mb: int | None = Field(None, ge=0)
-    processes: int | None = Field(None, ge=1)
-    output_bytes: int | None = Field(None, ge=2000)
+    cpu_seconds: int | None = Field(None, ge=1, le=MAX_CPU_SECONDS)
+    memory_mb: int | None = Field(None, ge=16, le=MAX_MB)
+    file_size_mb: int | None = Field(None, ge=0, le=MAX_MB)
+    processes: int | None = Field(None, ge=1, le=MAX_PROCESSES)
+    output_bytes: int | None = Field(None, ge=2000, le=MAX_OUTPUT_BYTES)
 
 
 class ToolSpec(Table):

@@ -26,9 +26,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"config error:\n{exc}", file=sys.stderr)
         return 2
     if args.action == "check":
+        from services.tts.blends import voice_problems
         from settings.checks import extra_checks
+        from settings.startup import startup_problems
 
-        problems = extra_checks(folder)
+        # what each service checks before it starts, so that a config passing here starts
+        rules = startup_problems(config) + voice_problems(config)
+        problems = extra_checks(folder) + [f"{folder / 'config.toml'}: {p}" for p in rules]
         for problem in problems:
             print(problem, file=sys.stderr)
         if problems:

@@ -13,6 +13,7 @@ import re
 import sys
 import tomllib
 from pathlib import Path
+from typing import Literal, get_args, get_origin
 
 ROOT = Path(__file__).resolve().parents[2]
 BUS_DOC = ROOT / "docs" / "bus.md"
@@ -128,6 +129,8 @@ def render_config() -> str:
             else:
                 default = f"`{info.get_default(call_default_factory=True)!r}`"
             type_name = getattr(kind, "__name__", None) or str(kind).replace("typing.", "")
+            if get_origin(kind) is Literal:
+                type_name = " or ".join(f"`{choice}`" for choice in get_args(kind))
             if name == "voice":
                 type_name, default = "tables `[voice.LANG]`", "`it`, `en`"
             doc = " ".join((info.description or "").split())

@@ -12,9 +12,10 @@ from bus.client import Bus
 from bus.process import load_or_exit
 from services.brain.api import create_app
 from services.brain.bridge import BrainBridge
-from services.brain.server import is_loopback, listen, serve
+from services.brain.server import listen, serve
 from services.runner import ServiceMain, run_service, service_parser
 from settings import Config
+from settings.startup import brain_problems
 
 log = logging.getLogger("services.brain")
 
@@ -39,12 +40,8 @@ def start(argv: list[str] | None = None) -> int:
     parser = service_parser("brain", "The HTTP API for other user interfaces.")
     args = parser.parse_args(argv)
     config = load_or_exit(args.config)
-    if not is_loopback(config.brain.host) and not config.brain.token:
-        print(
-            f"brain: refusing to listen on {config.brain.host} without a token: set [brain] token "
-            "in the config (clients then send 'Authorization: Bearer TOKEN'), or use 127.0.0.1",
-            file=sys.stderr,
-        )
+    for problem in brain_problems(config.brain):  # `config check` reports the same
+        print(f"brain: refusing to start: {problem}", file=sys.stderr)
         return 2
     try:
         sock = listen(config.brain.host, config.brain.port)

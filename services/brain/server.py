@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import socket
 from collections.abc import Iterator
 
@@ -12,15 +11,6 @@ import uvicorn
 from fastapi import FastAPI
 
 SHUTDOWN_GRACE = 5.0
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a host name: it may resolve to anything
 
 
 def listen(host: str, port: int) -> socket.socket:

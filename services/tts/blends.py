@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from services.speaker.voices import VoiceError
 from services.tts.embedded import FALLBACK_VOICE
+from settings import Config
 from settings.schema import VoiceConfig, default_voices
 
 log = logging.getLogger(__name__)
@@ -75,3 +76,23 @@ def table_weights(
         f"[voice.{key}] names voice {missing[0]!r}, which {voices_file} does not have "
         f"(it has: {', '.join(sorted(names))})"
     )
+
+
+def voice_problems(config: Config) -> list[str]:
+    """The start-up check of every ``[voice.*]`` table against the voices file, for
+    ``config check``: the service refuses to start on the same :class:`VoiceError`."""
+    from services.tts.embedded import voices_file
+
+    path, embedded = voices_file(config.kokoro.voices)
+    try:
+        with np.load(path) as archive:
+            names = set(archive.files)
+    except Exception as exc:  # a corrupt file: numpy's and zipfile's errors vary
+        return [f"[kokoro] voices {str(path)!r}: cannot read: {exc}"]
+    problems = []
+    for key, table in config.voice.items():
+        try:
+            table_weights(key, table, names, str(path), embedded)
+        except VoiceError as exc:
+            problems.append(str(exc))
+    return problems

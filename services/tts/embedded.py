@@ -42,8 +42,13 @@ def model_and_voices(model: str, voices: str, cache: Path) -> tuple[Path, Path, 
     if not model_path.is_file():
         log.info("no Kokoro model at %s: using the embedded int8 model", model_path)
         model_path = embedded_model(cache)
+    return (model_path, *voices_file(voices))
+
+
+def voices_file(voices: str) -> tuple[Path, bool]:
+    """The configured voices file where it exists, else the embedded one; True = embedded."""
     voices_path = Path(voices).expanduser()
     if voices_path.is_file():
-        return model_path, voices_path, False
+        return voices_path, False
     log.info("no Kokoro voices at %s: using the embedded Japanese voices", voices_path)
-    return model_path, embedded_voices(), True
+    return embedded_voices(), True

@@ -96,7 +96,7 @@ def test_refuses_to_start_off_loopback_without_a_token(config_folder: ConfigFold
     config_folder.write(f'[brain]\nhost = "0.0.0.0"\nport = {free_port()}\n')
     done = run_brain(config_folder)
     assert done.returncode == 2
-    assert "refusing to listen on 0.0.0.0 without a token" in done.stderr
+    assert "[brain] host '0.0.0.0' is not loopback and no token is set" in done.stderr
 
 
 def test_a_port_in_use_is_a_clear_error(config_folder: ConfigFolder, tmp_path: Path) -> None:
