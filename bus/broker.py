@@ -7,7 +7,14 @@ import threading
 
 import zmq
 
-from bus.endpoints import EndpointError, Endpoints, ensure_private_dir, ipc_is_live, ipc_path
+from bus.endpoints import (
+    EndpointError,
+    Endpoints,
+    ensure_private_dir,
+    ipc_is_live,
+    ipc_path,
+    runtime_dir,
+)
 from bus.registry import MAX_MESSAGE_BYTES
 
 log = logging.getLogger(__name__)
@@ -34,7 +41,7 @@ class Broker:
             path = ipc_path(endpoint)
             if path is None:
                 continue
-            ensure_private_dir(path.parent)
+            ensure_private_dir(path.parent, own=path.parent == runtime_dir())
             if ipc_is_live(path):
                 raise BrokerAlreadyRunning(
                     f"a broker is already running on {endpoint}; not taking over its socket"

@@ -44,30 +44,60 @@ def runtime_dir() -> Path:
     return Path(tmp) / f"desktop-assistant-{os.getuid()}"
 
 
-def ensure_private_dir(path: Path) -> Path:
-    """Create ``path`` with mode 0700, or check that an existing one is ours and private."""
+def ensure_private_dir(path: Path, own: bool = False) -> Path:
+    """Create ``path`` with mode 0700, or check that an existing one is ours and private.
+
+    The folder's mode is what keeps other users off the sockets, so a folder
+    the broker did not create is never changed: a shared one (``/tmp``, a
+    working directory, another user's) is refused instead of chmodded under
+    whoever else uses it. ``own`` marks the broker's default folder, whose
+    read bits it may take away again.
+    """
     try:
         path.mkdir(mode=0o700, parents=True)
+        created = True
     except FileExistsError:
-        pass
+        created = False
     info = os.lstat(path)
     if not stat.S_ISDIR(info.st_mode):
         raise EndpointError(f"{path} exists and is not a folder")
     if info.st_uid != os.getuid():
         raise EndpointError(f"{path} belongs to uid {info.st_uid}, not to us ({os.getuid()})")
-    if stat.S_IMODE(info.st_mode) != 0o700:
-        os.chmod(path, 0o700)
-    return path
+    mode = stat.S_IMODE(info.st_mode)
+    if mode == 0o700:
+        return path
+    if created or (own and not mode & 0o022):
+        os.chmod(path, 0o700)  # umask, or read bits on our own folder: nobody else's business
+        return path
+    raise EndpointError(
+        f"{path} is shared (mode {mode:04o}): the broker keeps its sockets in a folder of its own "
+        "with mode 0700 and never changes one it did not create; point [bus] pub and sub into "
+        "a folder that does not exist yet (it is created), or leave them empty for the default"
+    )
 
 
 def resolve(
-    pub: str = "", sub: str = "", keys: str = "", client: str = "client", plain_tcp: bool = False
+    pub: str = "",
+    sub: str = "",
+    keys: str = "",
+    client: str = "client",
+    plain_tcp: bool = False,
+    abstract_ipc: bool = False,
 ) -> Endpoints:
     """The endpoints to use: the configured ones, or the private ipc defaults.
 
     A TCP endpoint needs CURVE keys in ``keys`` (see :mod:`bus.security`);
-    without them it is refused unless ``plain_tcp`` allows it explicitly.
+    without them it is refused unless ``plain_tcp`` allows it explicitly. An
+    abstract ipc endpoint (``ipc://@name``) has no file and so no permissions:
+    any local user can connect; it is refused unless ``abstract_ipc`` allows it.
     """
+    for endpoint in (pub, sub):
+        if is_abstract(endpoint) and not abstract_ipc:
+            raise EndpointError(
+                f"{endpoint} is an abstract ipc socket, which any local user can connect to: "
+                "use a path (or leave [bus] pub and sub empty for the private default), or set "
+                "[bus] allow_abstract_ipc = true"
+            )
     curve = None
     if any(e.startswith("tcp://") for e in (pub, sub)):
         folder = Path(keys) if keys else None
@@ -95,8 +125,15 @@ def resolve(
 
 
 def ipc_path(endpoint: str) -> Path | None:
-    """The socket file of an ``ipc://`` endpoint, else None."""
-    return Path(endpoint[len("ipc://") :]) if endpoint.startswith("ipc://") else None
+    """The socket file of an ``ipc://`` endpoint, else None (also for an abstract one)."""
+    if not endpoint.startswith("ipc://") or is_abstract(endpoint):
+        return None
+    return Path(endpoint[len("ipc://") :])
+
+
+def is_abstract(endpoint: str) -> bool:
+    """``ipc://@name``: a Linux abstract socket, with no file and no permissions."""
+    return endpoint.startswith("ipc://@")
 
 
 def ipc_is_live(path: Path) -> bool:

@@ -12,7 +12,7 @@ import logging
 import sys
 
 from bus.client import Bus, RequestTimeout
-from bus.endpoints import Endpoints, resolve
+from bus.endpoints import Endpoints, is_abstract, resolve
 from settings import Config, ConfigError, load_config
 
 log = logging.getLogger(__name__)
@@ -33,9 +33,14 @@ def setup_logging(level: str) -> None:
 
 def endpoints_of(config: Config) -> Endpoints:
     bus = config.bus
-    endpoints = resolve(bus.pub, bus.sub, bus.keys, bus.client, bus.plain_tcp)
+    endpoints = resolve(
+        bus.pub, bus.sub, bus.keys, bus.client, bus.plain_tcp, bus.allow_abstract_ipc
+    )
     if endpoints.curve is None and "tcp://" in bus.pub + bus.sub:
         log.warning("bus: plain TCP allowed by [bus] plain_tcp: traffic is unencrypted")
+    if is_abstract(endpoints.pub) or is_abstract(endpoints.sub):
+        log.warning("bus: abstract ipc allowed by [bus] allow_abstract_ipc: any local user can "
+                    "connect to the bus")
     return endpoints
 
 

@@ -45,6 +45,9 @@ class BusConfig(Table):
     """Which key pair in ``keys`` this machine's processes use."""
     plain_tcp: bool = False
     """Allow TCP endpoints without CURVE (unencrypted, unauthenticated): a warning."""
+    allow_abstract_ipc: bool = False
+    """Allow abstract ``ipc://@name`` endpoints: they have no file permissions, so any local
+    user can connect (a warning); without this they are refused."""
 
 
 class WhisperConfig(Table):
