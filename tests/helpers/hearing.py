@@ -111,6 +111,21 @@ def peak(samples: np.ndarray, start: float, end: float) -> float:
     return float(np.max(np.abs(samples[int(start * RATE) : int(end * RATE)])))
 
 
+def tone_peak(samples: np.ndarray, start: float, seconds: float, hz: float) -> float:
+    """The peak level of a tone of ``hz`` lasting ``seconds`` (rising to its peak halfway)
+    whose sound begins at ``start``: the sound that follows it, with or without a pause,
+    does not count. Fails when the first half after ``start`` is not that tone.
+
+    The sound's start (as :func:`loud_regions` finds it) lies a little after the tone's own
+    start, so the first ``seconds / 2`` after it hold the tone's peak and nothing after it.
+    """
+    half = samples[int(start * RATE) : int((start + seconds / 2) * RATE)]
+    padded = np.abs(np.fft.rfft(half * np.hanning(len(half)), n=16 * len(half)))
+    dominant = float(np.argmax(padded)) * RATE / (16 * len(half))
+    assert abs(dominant - hz) < 0.05 * hz, f"the sound at {start:.2f} s is at {dominant:.0f} Hz"
+    return float(np.max(np.abs(half)))
+
+
 # -- reading a time of day out of a transcript -------------------------------------
 
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}

@@ -1,12 +1,14 @@
-"""The test helper that reads a time of day out of what Whisper heard."""
+"""The test helpers that read a time of day out of what Whisper heard and find the tone."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
+import numpy as np
 import pytest
 
-from tests.helpers.hearing import clock_times, says_time
+from services.speaker.pcm import TONE_HZ, TONE_LEVEL, TONE_SECONDS, ack_tone
+from tests.helpers.hearing import RATE, clock_times, loud_regions, says_time, tone_peak
 from tests.helpers.words import recall, words
 
 
@@ -53,3 +55,24 @@ def test_recall_forgives_a_misheard_word_not_a_sentence_cut_short() -> None:
     assert recall(said, words("sorry i cant reach the language")) == 6 / 15
     # Each word counts as often as it was said: one "0" does not stand for two.
     assert recall(words("0 0"), words("0")) == 0.5
+
+
+@pytest.mark.parametrize("pause", [0.0, 0.08])
+def test_the_tone_is_found_and_measured_whether_speech_follows_at_once_or_after_a_pause(
+    pause: float,
+) -> None:
+    # A quiet lead-in, the tone at 0.6 of its level, then a loud 440 Hz "voice".
+    noise = 0.02 * np.random.default_rng(0).standard_normal(RATE)
+    voice = 0.5 * np.sin(2 * np.pi * 440 * np.arange(RATE) / RATE) + noise
+    heard = np.concatenate(
+        [np.zeros(RATE // 2), 0.6 * ack_tone(RATE), np.zeros(int(pause * RATE)), voice]
+    ).astype(np.float32)
+    start = loud_regions(heard)[0][0]
+    level = tone_peak(heard, start, TONE_SECONDS, TONE_HZ) / TONE_LEVEL
+    assert abs(level - 0.6) < 0.02
+
+
+def test_a_sound_that_is_not_the_tone_is_not_taken_for_it() -> None:
+    voice = 0.5 * np.sin(2 * np.pi * 440 * np.arange(RATE) / RATE).astype(np.float32)
+    with pytest.raises(AssertionError, match="440 Hz"):
+        tone_peak(voice, 0.0, TONE_SECONDS, TONE_HZ)
