@@ -95,6 +95,10 @@ def run_calendar(folder: Path) -> tuple[subprocess.CompletedProcess[str], float,
 
 READABLE = {"thousand-level-nesting"}
 """Nested components are skipped inside an event: the event itself is fine."""
+EXPANDED_IF_FAST = {"a-million-rdates": "2030-01-01 00:00 (no title)"}
+"""Files a fast machine expands inside the tool's time for one event, a slower one skips with
+a note: both are right, as long as the run stays in its time and memory. (The million dates are
+all one moment: expanded, the event is listed once.)"""
 
 
 @pytest.mark.parametrize("name", HOSTILE)
@@ -110,6 +114,9 @@ def test_each_hostile_file_is_skipped_in_bounded_time_and_memory(
     assert peak < MOST_MEMORY_MB
     assert "2030-01-05 09:30 Dentist" in done.stdout.splitlines()
     assert len(done.stdout.splitlines()) <= 60  # never a flood of lines for the model
+    if name in EXPANDED_IF_FAST and "calendar: " not in done.stderr:
+        assert done.stdout.splitlines().count(EXPANDED_IF_FAST[name]) == 1
+        return
     assert ("calendar: " in done.stderr) != (name in READABLE)  # what was skipped, and why
 
 
