@@ -1,0 +1,256 @@
+"""The STT service's loop on a real broker, with a scripted backend in place of Whisper.
+
+What the model hears is not the point here (tests/services/stt/test_embedded.py and
+test_server_backend.py run the real ones): these check what the service does with the
+backend's answers and failures, fast and on any machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from bus.client import Bus
+from bus.endpoints import Endpoints
+from bus.message import Message
+from bus.messages import (
+    Error,
+    SpeakRequest,
+    SpeculativeTranscript,
+    Transcript,
+    TurnDropped,
+    Utterance,
+)
+from services.stt.engine import Recognized, SttFailed, SttUnavailable
+from services.stt.service import APOLOGY, SpeechToText
+from tests.helpers.busrun import with_buses
+from tests.helpers.polling import until
+
+OUT = (Transcript, SpeculativeTranscript, Error, SpeakRequest, TurnDropped)
+"""What the service publishes for a turn."""
+
+
+class ScriptedBackend:
+    """Answers each audio with what the test scripted for it; runs wait while ``gate`` is shut."""
+
+    name = "scripted"
+
+    def __init__(self, answers: dict[bytes, Recognized | Exception]) -> None:
+        self.answers = answers
+        self.heard: list[bytes] = []
+        self.gate = asyncio.Event()
+        self.gate.set()
+
+    async def transcribe(self, pcm: bytes, rate: int) -> Recognized:
+        self.heard.append(pcm)
+        await self.gate.wait()
+        answer = self.answers[pcm]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    async def close(self) -> None:
+        pass
+
+
+def audio(tag: int) -> bytes:
+    """A distinct, well-formed second of PCM16 for each ``tag``."""
+    return bytes([tag, 0]) * 16000
+
+
+def utterance(turn: str, pcm: bytes, *, partial: bool = False, rate: int = 16000) -> Utterance:
+    return Utterance(pcm=pcm, rate=rate, duration=1.0, speech_end=0.0, partial=partial, turn=turn)
+
+
+Body = Callable[[SpeechToText, ScriptedBackend, Bus], Awaitable[None]]
+
+
+def run(
+    endpoints: Endpoints,
+    answers: dict[bytes, Recognized | Exception],
+    body: Body,
+    *,
+    speculative: bool = True,
+    lang: str = "en",
+) -> ScriptedBackend:
+    """The service on its own bus client, a test client that sees all it publishes, ``body``."""
+    backend = ScriptedBackend(answers)
+
+    async def main(stt_bus: Bus, test: Bus) -> None:
+        stt = SpeechToText(stt_bus, backend, speculative=speculative, lang=lang)
+        stt.subscribe(stt_bus)
+        test.subscribe(*(kind.TOPIC for kind in OUT))
+        await stt_bus.wait_path(test)
+        await test.wait_path(stt_bus)
+        serving = asyncio.ensure_future(stt.serve())
+        try:
+            await body(stt, backend, test)
+        finally:
+            serving.cancel()
+            await stt.close()
+
+    with_buses(endpoints, ["stt", "test"], main)
+    return backend
+
+
+async def next_for(test: Bus, turn: str) -> Message:
+    """The next message the service published for ``turn`` (others' turns are skipped)."""
+    while True:
+        msg = await test.recv(timeout=10)
+        assert msg is not None, f"nothing more for turn {turn}"
+        if isinstance(msg, OUT) and msg.turn == turn:
+            return msg
+
+
+def test_a_final_utterance_becomes_a_transcript_in_the_language_heard(
+    module_broker: Endpoints,
+) -> None:
+    answers: dict[bytes, Recognized | Exception] = {
+        audio(1): Recognized(text=" What time is it? ", lang="en"),
+        audio(2): Recognized(text="Che ore sono?", lang=None),
+    }
+
+    async def body(stt: SpeechToText, backend: ScriptedBackend, test: Bus) -> None:
+        test.publish(utterance("t1", audio(1)))
+        first = await next_for(test, "t1")
+        assert isinstance(first, Transcript)
+        assert (first.text, first.lang) == ("What time is it?", "en")
+        test.publish(utterance("t2", audio(2)))
+        second = await next_for(test, "t2")
+        assert isinstance(second, Transcript)
+        assert (second.text, second.lang) == ("Che ore sono?", "it")  # none named: the default
+
+    run(module_broker, answers, body, lang="it")
+
+
+def test_a_final_with_the_partials_audio_reuses_its_run(module_broker: Endpoints) -> None:
+    answers: dict[bytes, Recognized | Exception] = {audio(1): Recognized("Hello there.", "en")}
+
+    async def body(stt: SpeechToText, backend: ScriptedBackend, test: Bus) -> None:
+        test.publish(utterance("t1", audio(1), partial=True))
+        guess = await next_for(test, "t1")
+        assert isinstance(guess, SpeculativeTranscript) and guess.text == "Hello there."
+        test.publish(utterance("t1", audio(1)))
+        final = await next_for(test, "t1")
+        assert isinstance(final, Transcript) and final.text == "Hello there."
+
+    backend = run(module_broker, answers, body)
+    assert backend.heard == [audio(1)]  # one run for both
+
+
+def test_a_final_with_other_audio_than_the_partial_is_transcribed_again(
+    module_broker: Endpoints,
+) -> None:
+    answers: dict[bytes, Recognized | Exception] = {
+        audio(1): Recognized("Turn the", "en"),
+        audio(2): Recognized("Turn the volume up.", "en"),
+    }
+
+    async def body(stt: SpeechToText, backend: ScriptedBackend, test: Bus) -> None:
+        test.publish(utterance("t1", audio(1), partial=True))
+        assert isinstance(await next_for(test, "t1"), SpeculativeTranscript)
+        test.publish(utterance("t1", audio(2)))  # speech went on after the window started
+        final = await next_for(test, "t1")
+        assert isinstance(final, Transcript) and final.text == "Turn the volume up."
+
+    backend = run(module_broker, answers, body)
+    assert backend.heard == [audio(1), audio(2)]
+
+
+def test_no_partial_is_transcribed_when_speculation_is_off(module_broker: Endpoints) -> None:
+    answers: dict[bytes, Recognized | Exception] = {audio(1): Recognized("Hello.", "en")}
+
+    async def body(stt: SpeechToText, backend: ScriptedBackend, test: Bus) -> None:
+        test.publish(utterance("t1", audio(1), partial=True))
+        test.publish(utterance("t1", audio(1)))
+        final = await next_for(test, "t1")  # no SpeculativeTranscript before it
+        assert isinstance(final, Transcript) and final.text == "Hello."
+
+    backend = run(module_broker, answers, body, speculative=False)
+    assert backend.heard == [audio(1)]
+
+
+def test_a_partial_superseded_while_queued_never_runs(module_broker: Endpoints) -> None:
+    answers: dict[bytes, Recognized | Exception] = {
+        audio(n): Recognized(f"Turn {n}.", "en") for n in (1, 2, 3)
+    }
+
+    async def body(stt: SpeechToText, backend: ScriptedBackend, test: Bus) -> None:
+        backend.gate.clear()  # the engine is busy with the first turn's guess
+        test.publish(utterance("t1", audio(1), partial=True))
+        await until(lambda: backend.heard == [audio(1)], "the first guess running")
+        test.publish(utterance("t2", audio(2), partial=True))  # waits for the engine
+        test.publish(utterance("t3", audio(3), partial=True))  # and supersedes it
+        await until(lambda: "t3" in stt.jobs, "the third guess queued")
+        backend.gate.set()
+        test.publish(utterance("t3", audio(3)))
+        guess = await next_for(test, "t3")
+        assert isinstance(guess, SpeculativeTranscript | Transcript)
+        if isinstance(guess, SpeculativeTranscript):
+            guess = await next_for(test, "t3")
+        assert isinstance(guess, Transcript) and guess.text == "Turn 3."
+
+    backend = run(module_broker, answers, body)
+    assert backend.heard == [audio(1), audio(3)]
+
+
+def test_an_engine_that_cannot_be_reached_is_reported_and_apologised_for(
+    module_broker: Endpoints,
+) -> None:
+    answers: dict[bytes, Recognized | Exception] = {
+        audio(1): SttUnavailable("whisper-server is still loading"),
+        audio(2): Recognized("Hello.", "en"),
+    }
+
+    async def body(stt: SpeechToText, backend: ScriptedBackend, test: Bus) -> None:
+        test.publish(utterance("t1", audio(1)))
+        error = await next_for(test, "t1")
+        assert isinstance(error, Error)
+        assert (error.code, error.service) == ("stt-unavailable", "stt")
+        assert "still loading" in error.message
+        apology = await next_for(test, "t1")
+        assert isinstance(apology, SpeakRequest)
+        assert (apology.kind, apology.final, apology.text) == ("error", True, APOLOGY["it"])
+        assert stt.bus.state == "degraded"
+        test.publish(utterance("t2", audio(2)))  # the engine answers again
+        assert isinstance(await next_for(test, "t2"), Transcript)
+        assert stt.bus.state == "ready"
+
+    run(module_broker, answers, body, lang="it")
+
+
+def test_an_engine_error_and_bad_audio_fail_the_turn_and_the_service_goes_on(
+    module_broker: Endpoints,
+) -> None:
+    answers: dict[bytes, Recognized | Exception] = {
+        audio(1): SttFailed("model file is corrupt"),
+        audio(2): Recognized("Hello.", "en"),
+    }
+
+    async def body(stt: SpeechToText, backend: ScriptedBackend, test: Bus) -> None:
+        test.publish(utterance("t1", audio(1)))
+        failed = await next_for(test, "t1")
+        assert isinstance(failed, Error) and failed.code == "stt-failed"
+        test.publish(utterance("t2", audio(2), rate=8000))
+        bad = await next_for(test, "t2")
+        assert isinstance(bad, Error) and bad.code == "stt-failed" and "8000" in bad.message
+        test.publish(utterance("t3", b"\x01"))
+        odd = await next_for(test, "t3")
+        assert isinstance(odd, Error) and odd.code == "stt-failed"
+        test.publish(utterance("t4", audio(2)))
+        assert isinstance(await next_for(test, "t4"), Transcript)
+        assert stt.bus.state != "degraded"
+
+    backend = run(module_broker, answers, body)
+    assert backend.heard == [audio(1), audio(2)]  # bad audio never reaches the engine
+
+
+def test_an_utterance_without_words_drops_the_turn(module_broker: Endpoints) -> None:
+    answers: dict[bytes, Recognized | Exception] = {audio(1): Recognized("[BLANK_AUDIO]", None)}
+
+    async def body(stt: SpeechToText, backend: ScriptedBackend, test: Bus) -> None:
+        test.publish(utterance("t1", audio(1)))
+        dropped = await next_for(test, "t1")
+        assert isinstance(dropped, TurnDropped) and dropped.reason == "no-speech"
+
+    run(module_broker, answers, body)
