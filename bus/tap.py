@@ -136,7 +136,8 @@ def build_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("prefixes", nargs="*", help="topic prefixes (default: everything)")
     parser.add_argument("--json", action="store_true", help="one JSON object per line")
     parser.add_argument(
-        "--turns", action="store_true", help="one line per completed turn with its stage times"
+        "--turns", action="store_true", help="one line per completed turn with its stage times "
+        "(docs/bus.md, Turn stages)"
     )
     return parser
 
