@@ -40,8 +40,8 @@ from typing import Any
 from bench.ear import Ear, hear_exchange, resample_to_ear
 from bench.processes import renice, rss_mb, wait_idle
 from bench.turn_config import config_text, merge, parse_settings, parse_variant
-from bench.turn_stages import TurnRecord, summarize
-from bus.messages import Speaking, SpeechStarted, TraceMark
+from bench.turn_stages import FIRST_ANSWER, FIRST_SOUND, TurnRecord, summarize
+from bus.messages import Speaking, SpeechStarted
 from services.speaker.pcm import TONE_SECONDS
 from tests.helpers import llm_chunks
 from tests.helpers.assistant import Assistant, Recorder
@@ -94,9 +94,9 @@ async def ask(
     await rec.drain(0.2)  # late trace marks; the mic's deaf tail runs meanwhile
     messages = [m for m in rec.seen if m.turn == turn]
     record = TurnRecord.from_messages(question, messages)
-    marks = {m.stage: m.ts for m in messages if isinstance(m, TraceMark)}
-    if "first_sound" in marks and "first_answer" in marks:
-        toned = marks["first_answer"] - marks["first_sound"] > TONE_SECONDS
+    stages = record.times
+    if FIRST_SOUND in stages and FIRST_ANSWER in stages:
+        toned = stages[FIRST_ANSWER] - stages[FIRST_SOUND] > TONE_SECONDS
     heard = hear_exchange(ear.samples(mark), samples, toned, TONE_AND_GAP)
     if heard is not None:
         record.heard_first_sound = heard.first_sound

@@ -13,6 +13,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+from bench.turn_stages import FIRST_ANSWER, FIRST_SOUND, LLM_FIRST_TOKEN, LLM_REQUEST, SYNTH_ANSWER
+from bus.turns import CONFIRMED, GUESS, TRANSCRIPT, WINDOW_CLOSED
+
 CATEGORIES = [
     ("window", "end-of-speech window", "#b0b0b0"),
     ("input", "mic: capture + detection", "#d9c38c"),
@@ -27,8 +30,8 @@ CATEGORIES = [
 PIPECAT_P50 = {0.5: 1.98, 0.8: 2.31}
 """Pipecat 1.14 on this machine with the same models and a plain end-of-speech window of that
 length: seconds from the last speech sample to the first audio, p50 (issue 8)."""
-MARKERS = [("transcript", "v", "#4c72b0"), ("commit", "D", "#000000"),
-           ("first_sound", "o", "#8172b2"), ("first_answer", "*", "#c44e52")]
+MARKERS = [(TRANSCRIPT, "v", "#4c72b0"), (CONFIRMED, "D", "#000000"),
+           (FIRST_SOUND, "o", "#8172b2"), (FIRST_ANSWER, "*", "#c44e52")]
 SPANS = [("window", "window open", "#b0b0b0"), ("stt", "STT", "#4c72b0"),
          ("llm", "LLM", "#55a868"), ("tts", "TTS first piece", "#c44e52")]
 
@@ -79,14 +82,14 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
     for row, result in enumerate(results):
         compute = result["summary"]["stt_compute"]["p50"]
         tts = result["summary"]["tts_compute"]["p50"]
-        stt_done = _p50(result, "stt_guess")
+        stt_done = _p50(result, GUESS)
         if math.isnan(stt_done):
-            stt_done = _p50(result, "transcript")
+            stt_done = _p50(result, TRANSCRIPT)
         spans = [
-            ("window", 0.0, _p50(result, "window_closed"), "#b0b0b0"),
+            ("window", 0.0, _p50(result, WINDOW_CLOSED), "#b0b0b0"),
             ("stt", stt_done - compute, stt_done, "#4c72b0"),
-            ("llm", _p50(result, "llm_request"), _p50(result, "llm_first_token"), "#55a868"),
-            ("tts", _p50(result, "synth_answer") - tts, _p50(result, "synth_answer"), "#c44e52"),
+            ("llm", _p50(result, LLM_REQUEST), _p50(result, LLM_FIRST_TOKEN), "#55a868"),
+            ("tts", _p50(result, SYNTH_ANSWER) - tts, _p50(result, SYNTH_ANSWER), "#c44e52"),
         ]
         for index, (_, begin, end, colour) in enumerate(spans):
             if not (math.isnan(begin) or math.isnan(end)):

@@ -18,16 +18,13 @@ from typing import Any
 import numpy as np
 
 from bus.message import Message
-from bus.messages import (
-    Speaking,
-    SpeakRequest,
-    Speculation,
-    SpeculativeTranscript,
-    SpeechEnded,
-    TraceMark,
-    Transcript,
-    Utterance,
-)
+from bus.messages import SpeculativeTranscript, TraceMark, Transcript
+from bus.turns import CONFIRMED, GUESS, PARTIAL, SAY, TRANSCRIPT, WINDOW_CLOSED, Timeline
+
+SYNTH_ANSWER, FIRST_ANSWER, FIRST_SOUND = "synth_answer", "first_answer", "first_sound"
+"""The speaker's trace marks: the answer's first piece synthesized, and at the device."""
+LLM_REQUEST, LLM_FIRST_TOKEN = "llm.request", "llm.first_token"
+"""The dialogue's trace marks."""
 
 Step = tuple[str, float, str]
 """(stage, seconds, category): category is window, input, stt, llm, tts, output or overhead."""
@@ -51,34 +48,20 @@ class TurnRecord:
 
     @classmethod
     def from_messages(cls, question: str, messages: list[Message]) -> TurnRecord:
+        """The turn's stages as :mod:`bus.turns` reads them, and what the models took."""
         record = cls(question)
-        events: dict[str, float] = {}
+        timeline = Timeline.of(messages[0].turn or "", messages) if messages else None
         for msg in messages:
-            if isinstance(msg, SpeechEnded):
-                record.speech_end = msg.speech_end
-                events.setdefault("window_closed", msg.ts)
-            elif isinstance(msg, Utterance):
-                events["partial" if msg.partial else "final"] = msg.ts  # the last partial
-            elif isinstance(msg, Transcript):
-                record.text = msg.text
-                record.stt_compute = msg.compute
-                events.setdefault("transcript", msg.ts)
-            elif isinstance(msg, SpeculativeTranscript):
-                events["stt_guess"] = msg.ts  # the last guess: the one a commit confirms
-                record.stt_compute = msg.compute
-            elif isinstance(msg, TraceMark):
-                events.setdefault(msg.stage.replace(".", "_"), msg.ts)
-                if msg.stage == "synth_answer":
-                    record.tts_compute = float(msg.detail or 0)
-            elif isinstance(msg, SpeakRequest):
-                events.setdefault("first_say", msg.ts)
-            elif isinstance(msg, Speculation) and msg.confirmed:
-                events.setdefault("commit", msg.ts)
-                record.speculative = True
-            elif isinstance(msg, Speaking) and msg.speaking:
-                events.setdefault("speaking", msg.ts)
-        if record.speech_end:
-            record.times = {k: round(v - record.speech_end, 4) for k, v in events.items()}
+            if isinstance(msg, Transcript | SpeculativeTranscript):
+                record.stt_compute = msg.compute  # the latest: the one the answer used
+            elif isinstance(msg, TraceMark) and msg.stage == SYNTH_ANSWER:
+                record.tts_compute = float(msg.detail or 0)
+        if timeline is not None:
+            record.text = timeline.text
+            record.speculative = CONFIRMED in timeline.times
+            if timeline.speech_end:  # times count from it
+                record.speech_end = timeline.speech_end
+                record.times = timeline.stages
         return record
 
     def as_dict(self) -> dict[str, Any]:
@@ -88,8 +71,8 @@ class TurnRecord:
         t = self.times
         parts = [f"heard speech {_fmt(self.heard_first_speech)}",
                  f"sound {_fmt(self.heard_first_sound)}",
-                 f"bus answer {_fmt(t.get('first_answer'))}",
-                 f"transcript {_fmt(t.get('transcript'))}",
+                 f"bus answer {_fmt(t.get(FIRST_ANSWER))}",
+                 f"transcript {_fmt(t.get(TRANSCRIPT))}",
                  f"stt {self.stt_compute:.2f}", f"tts {self.tts_compute:.2f}"]
         if self.speculative:
             parts.append("speculative")
@@ -103,40 +86,40 @@ def _fmt(value: float | None) -> str:
 def critical_path(r: TurnRecord, window: float) -> list[Step]:
     """The steps from the end of speech to the answer's first sample at the device, in order."""
     t = r.times
-    needed = ("first_answer", "synth_answer", "first_say", "llm_request", "llm_first_token",
-              "transcript", "window_closed")
+    needed = (FIRST_ANSWER, SYNTH_ANSWER, SAY, LLM_REQUEST, LLM_FIRST_TOKEN, TRANSCRIPT,
+              WINDOW_CLOSED)
     if any(name not in t for name in needed):
         return []
-    ready = t["synth_answer"]
-    commit = t.get("commit")
+    ready = t[SYNTH_ANSWER]
+    commit = t.get(CONFIRMED)
     path: list[Step] = [
-        ("audio out: device callback and buffer", t["first_answer"] - max(ready, commit or ready),
+        ("audio out: device callback and buffer", t[FIRST_ANSWER] - max(ready, commit or ready),
          "output")
     ]
     if commit is not None and commit >= ready:
-        path.append(("dialogue: transcript to commit", commit - t["transcript"], "overhead"))
+        path.append(("dialogue: transcript to commit", commit - t[TRANSCRIPT], "overhead"))
         path += _after_window(r, window)
         return path[::-1]
     path += [
         ("tts: first piece", r.tts_compute, "tts"),
-        ("tts: SpeakRequest to synthesis", ready - r.tts_compute - t["first_say"], "overhead"),
+        ("tts: SpeakRequest to synthesis", ready - r.tts_compute - t[SAY], "overhead"),
         (
             "dialogue: first token to SpeakRequest",
-            t["first_say"] - t["llm_first_token"],
+            t[SAY] - t[LLM_FIRST_TOKEN],
             "overhead",
         ),
-        ("llm: request to first token", t["llm_first_token"] - t["llm_request"], "llm"),
+        ("llm: request to first token", t[LLM_FIRST_TOKEN] - t[LLM_REQUEST], "llm"),
     ]
-    if commit is not None and "stt_guess" in t and "partial" in t:
+    if commit is not None and GUESS in t and PARTIAL in t:
         path += [
-            ("dialogue: guess to LLM request", t["llm_request"] - t["stt_guess"], "overhead"),
+            ("dialogue: guess to LLM request", t[LLM_REQUEST] - t[GUESS], "overhead"),
             ("stt: transcription", r.stt_compute, "stt"),
-            ("stt: partial to transcription", t["stt_guess"] - r.stt_compute - t["partial"],
+            ("stt: partial to transcription", t[GUESS] - r.stt_compute - t[PARTIAL],
              "overhead"),
-            ("mic: speech end to partial", t["partial"], "input"),
+            ("mic: speech end to partial", t[PARTIAL], "input"),
         ]
         return path[::-1]
-    path.append(("dialogue: transcript to LLM request", t["llm_request"] - t["transcript"],
+    path.append(("dialogue: transcript to LLM request", t[LLM_REQUEST] - t[TRANSCRIPT],
                  "overhead"))
     path += _after_window(r, window)
     return path[::-1]
@@ -145,11 +128,11 @@ def critical_path(r: TurnRecord, window: float) -> list[Step]:
 def _after_window(r: TurnRecord, window: float) -> list[Step]:
     """From the end of speech to the transcript, when the window's close starts the rest."""
     t = r.times
-    closed, transcript = t["window_closed"], t["transcript"]
-    if "stt_guess" in t:
-        done = t["stt_guess"]
-    elif "partial" in t:
-        done = t["partial"] + r.stt_compute  # approx.: the engine was idle at the partial
+    closed, transcript = t[WINDOW_CLOSED], t[TRANSCRIPT]
+    if GUESS in t:
+        done = t[GUESS]
+    elif PARTIAL in t:
+        done = t[PARTIAL] + r.stt_compute  # approx.: the engine was idle at the partial
     else:
         done = closed + r.stt_compute
     stt = min(transcript - closed, max(0.0, done - closed))
@@ -193,8 +176,8 @@ def summarize(records: list[TurnRecord], window: float) -> dict[str, Any]:
             r.heard_first_speech for r in records if r.heard_first_speech is not None],
         "heard: first sound": [
             r.heard_first_sound for r in records if r.heard_first_sound is not None],
-        "bus: first answer speech": present("first_answer"),
-        "bus: first sound": present("first_sound"),
+        "bus: first answer speech": present(FIRST_ANSWER),
+        "bus: first sound": present(FIRST_SOUND),
         "pipeline overhead": categories.get("overhead", []),
         "mic speech_end minus true end": [r.mic_lag for r in records if r.mic_lag is not None],
     }
