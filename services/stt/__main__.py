@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sys
 
+from services.names import STT
 from services.runner import run_service, service_parser
-from services.stt.run import main as service_main
+from services.stt.service import serve
 
 
 def main() -> int:
-    parser = service_parser("stt", "Transcribe each utterance; publish text and language.")
-    return run_service("stt", parser.parse_args(), service_main)
+    parser = service_parser(STT, "Transcribe each utterance; publish text and language.")
+    return run_service(STT, parser.parse_args(), serve)
 
 
 if __name__ == "__main__":
