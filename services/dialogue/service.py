@@ -162,18 +162,18 @@ class DialogueService(Service):
         )
 
     def _text_turn(self, msg: QuestionRequest) -> None:
-        done = self._replies.get(msg.request_id)
+        done = self._replies.get(msg.id)
         if done is not None:
-            log.info("request %s answered already: same reply again", msg.request_id)
+            log.info("request %s answered already: same reply again", msg.id)
             self.bus.publish(done)
             return
-        if msg.request_id in self._in_flight:
+        if msg.id in self._in_flight:
             return  # its Reply is on the way
         text = msg.text.strip()
         if not text:
             self.bus.publish(
                 Reply(
-                    request_id=msg.request_id,
+                    reply_to=msg.id,
                     session=msg.session,
                     text="",
                     error="empty-question",
@@ -183,8 +183,8 @@ class DialogueService(Service):
             return
         lang = msg.lang or guess_lang(text, self.config.dialogue.lang)
         request = TurnRequest(
-            msg.turn or msg.request_id,
-            msg.request_id,
+            msg.turn or msg.id,
+            msg.id,
             msg.session,
             text,
             lang,
@@ -218,7 +218,7 @@ class DialogueService(Service):
 
     def _answer(self, request: TurnRequest, result: TurnResult) -> None:
         reply = Reply(
-            request_id=request.request_id,
+            reply_to=request.request_id,
             session=request.session,
             text=result.conversation,
             control=result.control,
@@ -248,7 +248,7 @@ class DialogueService(Service):
             await self.sessions.saved(msg.session)
         log.info("history of session %s cleared", msg.session)
         self.bus.publish(
-            HistoryCleared(request_id=msg.request_id, session=msg.session, turn=msg.turn)
+            HistoryCleared(reply_to=msg.id, session=msg.session, turn=msg.turn)
         )
 
     HANDLERS = {
