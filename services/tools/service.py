@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 from bus.client import Bus
 from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult
 from services.base import Service
+from services.runner import ServiceMain
 from services.tools.runner import Outcome, Runner
+from settings import Config
+from settings.toolfiles import Tool
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +43,24 @@ class AnswerCache:
         self._entries[key] = future
         while len(self._entries) > self.size:
             self._entries.popitem(last=False)
+
+
+def serve_with(tools: dict[str, Tool], tools_dir: Path) -> ServiceMain:
+    """The tools service over ``tools`` (loaded and checked before the start)."""
+
+    async def serve(bus: Bus, config: Config, _: argparse.Namespace) -> None:
+        runner = Runner(tools, tools_dir, config.env, config.tools)
+        catalog = [tool.catalog_entry() for tool in tools.values()]
+        service = ToolService(
+            bus,
+            runner,
+            catalog,
+            interval=config.tools.catalog_interval,
+            concurrency=config.tools.concurrency,
+        )
+        await service.run()
+
+    return serve
 
 
 class ToolService(Service):
@@ -71,8 +94,9 @@ class ToolService(Service):
         finally:
             await self.tasks.close(timeout=5)  # running tools are killed with their groups
 
-    def publish_catalog(self, _: ToolCatalogRequest | None = None) -> None:
-        self.bus.publish(ToolCatalog(tools=self.catalog))
+    def publish_catalog(self, request: ToolCatalogRequest | None = None) -> None:
+        reply_to = None if request is None else request.id
+        self.bus.publish(ToolCatalog(tools=self.catalog, reply_to=reply_to))
 
     async def _republish(self) -> None:
         while True:
@@ -80,13 +104,13 @@ class ToolService(Service):
             self.publish_catalog()
 
     def handle_call(self, call: ToolRequest) -> None:
-        key: CallKey = (call.turn, call.call_id, call.name, call.arguments)
+        key: CallKey = (call.turn, call.id, call.name, call.arguments)
         outcome = self.answers.get(key)
         if outcome is None:
             outcome = self.tasks.spawn(self._execute(call))
             self.answers.put(key, outcome)
         else:
-            log.info("call %s of %s repeated: its first result answers", call.call_id, call.name)
+            log.info("call %s of %s repeated: its first result answers", call.id, call.name)
         self.tasks.spawn(self._answer(call, outcome))
 
     async def _execute(self, call: ToolRequest) -> Outcome:
@@ -94,14 +118,14 @@ class ToolService(Service):
             try:
                 return await self.runner.run(call.name, call.arguments)
             except Exception as exc:  # a bug of ours must not leave the caller waiting
-                log.exception("call %s of %s failed inside the service", call.call_id, call.name)
+                log.exception("call %s of %s failed inside the service", call.id, call.name)
                 return Outcome(f"error: internal error of the tools service: {exc}", False, 0.0)
 
     async def _answer(self, call: ToolRequest, outcome: asyncio.Future[Outcome]) -> None:
         done = await asyncio.shield(outcome)
         self.bus.publish(
             ToolResult(
-                call_id=call.call_id,
+                reply_to=call.id,
                 name=call.name,
                 content=done.content,
                 ok=done.ok,

@@ -18,6 +18,8 @@ from typing import Any
 
 from bus.client import Bus
 from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult
+from services.base import Service
+from services.names import TOOLS
 from services.runner import run_service, service_parser
 from settings import Config
 
@@ -42,7 +44,7 @@ def tool(
     }
 
 
-class ScriptedExecutor:
+class ScriptedExecutor(Service):
     def __init__(
         self,
         bus: Bus,
@@ -50,7 +52,7 @@ class ScriptedExecutor:
         results: dict[str, Result],
         barrier: int = 1,
     ) -> None:
-        self.bus = bus
+        super().__init__(bus)
         self.tools = tools
         self.results = results
         self.barrier = barrier
@@ -60,22 +62,20 @@ class ScriptedExecutor:
 
     async def start(self) -> None:
         """Subscribe and prove it, then publish the catalog once."""
-        self.bus.subscribe(ToolRequest.TOPIC, ToolCatalogRequest.TOPIC)
+        self.subscribe(self.bus)
         await self.bus.wait_connected()
         self.bus.publish(ToolCatalog(tools=self.tools))
 
-    async def serve(self) -> None:
-        while True:
-            msg = await self.bus.recv()
-            if isinstance(msg, ToolCatalogRequest):
-                self.bus.publish(ToolCatalog(tools=self.tools))
-            elif isinstance(msg, ToolRequest):
-                self.calls.append(msg)
-                self._held.append(msg)
-                if len(self._held) >= self.barrier:
-                    for call in self._held:
-                        self._answer(call)
-                    self._held.clear()
+    def _catalog_request(self, msg: ToolCatalogRequest) -> None:
+        self.bus.publish(ToolCatalog(tools=self.tools, reply_to=msg.id))
+
+    def _call(self, msg: ToolRequest) -> None:
+        self.calls.append(msg)
+        self._held.append(msg)
+        if len(self._held) >= self.barrier:
+            for call in self._held:
+                self._answer(call)
+            self._held.clear()
 
     def _answer(self, call: ToolRequest) -> None:
         result = self.results.get(call.name, f"{call.name}: done")
@@ -85,7 +85,7 @@ class ScriptedExecutor:
             result = result(json.loads(call.arguments))
         self.bus.publish(
             ToolResult(
-                call_id=call.call_id,
+                reply_to=call.id,
                 name=call.name,
                 content=result,
                 ok=not result.startswith("error:"),
@@ -93,6 +93,8 @@ class ScriptedExecutor:
             )
         )
 
+
+    HANDLERS = {ToolCatalogRequest: _catalog_request, ToolRequest: _call}
 
 async def _main(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     catalog = json.loads(args.catalog)
@@ -106,6 +108,6 @@ async def _main(bus: Bus, config: Config, args: argparse.Namespace) -> None:
 
 
 if __name__ == "__main__":
-    parser = service_parser("tools", "A scripted tool executor for tests.")
+    parser = service_parser(TOOLS, "A scripted tool executor for tests.")
     parser.add_argument("--catalog", default="[]", help="JSON list of catalog entries")
-    sys.exit(run_service("tools", parser.parse_args(), _main))
+    sys.exit(run_service(TOOLS, parser.parse_args(), _main))
