@@ -1,24 +1,26 @@
-"""Which stage holds each voice turn, and when a turn is lost.
+"""Which process holds each voice turn, and when a turn is lost.
 
 Pure bookkeeping driven by bus messages and heartbeats (through
 :class:`~bus.liveness.Liveness`) with the time passed in, so tests can run it
-without clocks. A voice turn moves through four phases; in each it depends on
-the processes that must live for it to end with something the user hears:
+without clocks. Messages are read by the stage they mark (:mod:`bus.turns`,
+the names of ``docs/bus.md``, "Turn stages"). A voice turn moves through four
+phases; in each it depends on the processes that must live for it to end with
+something the user hears:
 
 =============  ===========================================  ==========================
-phase          from                                         depends on
+phase          begins at the stage                          depends on
 =============  ===========================================  ==========================
-listening      ``audio.speech.started``                     the mic that heard it
-transcribing   ``audio.speech.ended``                       stt
-answering      ``stt.transcript``                           dialogue (and tts once a
+listening      ``speech_started``                           the mic that heard it
+transcribing   ``window_closed``                            stt
+answering      ``transcript``                               dialogue (and tts once a
                                                             piece was spoken)
-speaking       the final ``tts.say``                        tts
+speaking       the final ``say``                            tts
 =============  ===========================================  ==========================
 
-and always on the broker. It ends when ``sys.turn.dropped`` says so, when its
-final piece was silent, or when the speaker reports it went quiet (or spoke the
-last piece) after the final piece. It is *lost* when a process it depends on
-restarts, stops or misses three heartbeats, when the broker restarts before
+and always on the broker. It ends at ``turn.dropped``, when its final piece
+was silent, or when the speaker reports it went ``quiet`` (or has ``spoken``
+the last piece) after the final piece. It is *lost* when a process it depends
+on restarts, stops or misses three heartbeats, when the broker restarts before
 the turn reached the speaker, or when no message of the turn comes for
 ``stall`` seconds.
 """
@@ -30,18 +32,24 @@ from dataclasses import dataclass, field
 
 from bus.liveness import MISSED_PERIODS, Liveness
 from bus.message import Message
-from bus.messages import (
-    Speaking,
-    SpeakRequest,
-    SpeechEnded,
-    SpeechStarted,
-    Spoken,
-    Transcript,
-    TurnDropped,
+from bus.messages import SpeakRequest, Spoken, Transcript
+from bus.turns import (
+    PLAYING,
+    QUIET,
+    SPEECH_STARTED,
+    SPOKEN,
+    TRANSCRIPT,
+    TURN_DROPPED,
+    WINDOW_CLOSED,
+    stage_of,
 )
 
 LISTENING, TRANSCRIBING, ANSWERING, SPEAKING = "listening", "transcribing", "answering", "speaking"
+PHASES = (LISTENING, TRANSCRIBING, ANSWERING, SPEAKING)
 BROKER, STT, DIALOGUE, SPEAKER = "broker", "stt", "dialogue", "tts"
+BEGINS = {WINDOW_CLOSED: (TRANSCRIBING, STT), TRANSCRIPT: (ANSWERING, DIALOGUE)}
+"""The phase a stage begins (unless the turn is further on), and the process it waits on.
+Listening begins with the turn; speaking at the final piece with words (:meth:`_piece`)."""
 NAME = "watchdog"
 """This service's bus name (its own apologies come back to it)."""
 KEEP = 256
@@ -104,34 +112,36 @@ class TurnBook:
     # -- messages ----------------------------------------------------------------
 
     def feed(self, msg: Message, now: float) -> None:
-        if isinstance(msg, SpeechStarted) and msg.turn:
+        stage = stage_of(msg)
+        if stage == SPEECH_STARTED and msg.turn:
             self._start(msg, now)
             return
         turn = self.turns.get(msg.turn or "")
         if turn is None:
-            if isinstance(msg, Speaking) and not msg.speaking:
+            if stage == QUIET:
                 self._quiet()
             return
         turn.last = now
-        if isinstance(msg, Spoken) or (isinstance(msg, Speaking) and msg.speaking):
+        if stage in (PLAYING, SPOKEN):
             turn.heard = True
+        begins = BEGINS.get(stage or "")
         if turn.lost is not None:
-            self._acknowledge(turn, msg)
-        elif isinstance(msg, TurnDropped):
+            self._acknowledge(turn, msg, stage)
+        elif stage == TURN_DROPPED:
             del self.turns[turn.turn]
-        elif isinstance(msg, SpeechEnded) and turn.phase == LISTENING:
-            self._enter(turn, TRANSCRIBING, [STT])
-        elif isinstance(msg, Transcript) and turn.phase in (LISTENING, TRANSCRIBING):
-            turn.lang = msg.lang or turn.lang
-            self._enter(turn, ANSWERING, [DIALOGUE])
+        elif begins and PHASES.index(begins[0]) > PHASES.index(turn.phase):
+            if isinstance(msg, Transcript):
+                turn.lang = msg.lang or turn.lang
+            phase, holder = begins
+            self._enter(turn, phase, [holder])
         elif isinstance(msg, SpeakRequest):
             self._piece(turn, msg)
         elif isinstance(msg, Spoken) and turn.phase == SPEAKING and msg.seq == turn.audible:
             del self.turns[turn.turn]
-        elif isinstance(msg, Speaking) and not msg.speaking:
+        elif stage == QUIET:
             self._quiet()
 
-    def _start(self, msg: SpeechStarted, now: float) -> None:
+    def _start(self, msg: Message, now: float) -> None:
         for other in list(self.turns.values()):  # a mic hears one turn at a time
             if other.mic == msg.src and other.phase == LISTENING and other.lost is None:
                 del self.turns[other.turn]
@@ -175,13 +185,13 @@ class TurnBook:
             if turn.phase == SPEAKING and turn.lost is None:
                 del self.turns[turn.turn]
 
-    def _acknowledge(self, turn: VoiceTurn, msg: Message) -> None:
+    def _acknowledge(self, turn: VoiceTurn, msg: Message, stage: str | None) -> None:
         """A lost turn is over once the speaker plays it after the apology went out (the
         apology is queued behind what it plays), or once a working speaker got a final piece
         from another stage first (the speaker then ignores the apology)."""
         lost = turn.lost
         assert lost is not None
-        playing = isinstance(msg, Spoken) or (isinstance(msg, Speaking) and msg.speaking)
+        playing = stage in (PLAYING, SPOKEN)
         speaker = self.liveness.working_pid(SPEAKER)
         ended = (
             isinstance(msg, SpeakRequest)

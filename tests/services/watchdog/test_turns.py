@@ -14,7 +14,16 @@ from bus.messages import (
     Transcript,
     TurnDropped,
 )
-from services.watchdog.turns import ANSWERING, SPEAKING, TurnBook
+from bus.turns import Timeline
+from services.watchdog.turns import (
+    ANSWERING,
+    BEGINS,
+    LISTENING,
+    PHASES,
+    SPEAKING,
+    TurnBook,
+)
+from tests.bus.recorded_turns import confirmed_voice_turn, tool_voice_turn
 
 BEAT = 0.5
 PIDS = {"broker": 10, "mic": 11, "stt": 12, "dialogue": 13, "tts": 14}
@@ -239,3 +248,26 @@ def test_a_final_piece_with_no_speaker_running_loses_the_turn() -> None:
     assert world.run(BEAT) == ["t1"]
     lost = world.book.turns["t1"].lost
     assert lost is not None and lost.stage == "tts" and "not running" in lost.why
+
+
+def test_each_phase_begins_at_the_stage_the_shared_fold_reads() -> None:
+    """The watchdog reads messages by the stages of bus/turns.py: fed a recorded turn, its
+    phase after each message is the one the turn's timeline so far has reached."""
+    for messages in (confirmed_voice_turn("t1"), tool_voice_turn("t1")[:-1]):
+        world = World()
+        speech(world)
+        final = False
+        for seen, msg in enumerate(messages, 1):
+            world.send(msg)
+            final = final or isinstance(msg, SpeakRequest) and msg.final
+            turn = world.book.turns.get("t1")
+            if turn is None:  # over: the speaker played the last piece with words
+                assert "spoken" in Timeline.of("t1", messages[:seen]).times
+                break
+            reached = Timeline.of("t1", messages[:seen]).times
+            phases = [BEGINS[stage][0] for stage in reached if stage in BEGINS]
+            expected = max(phases, key=PHASES.index, default=LISTENING)
+            if final:
+                expected = SPEAKING  # from the final piece (these turns have words to play)
+            assert turn.phase == expected, (msg.TOPIC, reached)
+        assert "t1" not in world.book.turns or world.book.turns["t1"].phase == SPEAKING
