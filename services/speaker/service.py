@@ -136,7 +136,7 @@ class Speaker(Service):
             self.volume.set(msg.value)
         elif msg.action != "get":
             log.warning("ignoring a bad volume command: %s %r", msg.action, msg.value)
-        self.bus.publish(VolumeState(volume=self.volume.value, request_id=msg.request_id))
+        self.bus.publish(VolumeState(volume=self.volume.value, reply_to=msg.id))
 
     def _say(self, msg: SpeakRequest) -> None:
         turn = msg.turn or msg.id  # a SpeakRequest without a turn is a turn of its own

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import sys
 
-from services.speaker.main import run_tts
+from services.names import SPEAKER
+from services.runner import run_service, service_parser
+from services.speaker.serve import add_speaker_arguments, serve_with
 from services.tts.kokoro_voice import load_kokoro
 
 if __name__ == "__main__":
-    sys.exit(run_tts("tts", "Speak the assistant's replies with Kokoro.", load_kokoro))
+    parser = service_parser("tts", "Speak the assistant's replies with Kokoro.")
+    add_speaker_arguments(parser)
+    sys.exit(run_service(SPEAKER, parser.parse_args(), serve_with(load_kokoro)))
