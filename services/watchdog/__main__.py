@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from bus.client import Bus
+from services.names import WATCHDOG
 from services.runner import run_service, service_parser
-from services.watchdog.service import Watchdog
-from settings import Config
-
-
-async def main(bus: Bus, config: Config, args: argparse.Namespace) -> None:
-    await Watchdog(bus, config).run()
-
+from services.watchdog.service import serve
 
 if __name__ == "__main__":
-    parser = service_parser("watchdog", "Follow voice turns; apologize for those a stage lost.")
-    sys.exit(run_service("watchdog", parser.parse_args(), main))
+    parser = service_parser(WATCHDOG, "Follow voice turns; apologize for those a stage lost.")
+    sys.exit(run_service(WATCHDOG, parser.parse_args(), serve))
