@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sys
 
-from services.mic.service import main as service_main
+from services.mic.service import serve
+from services.names import MIC
 from services.runner import run_service, service_parser
 
 
 def main() -> int:
-    parser = service_parser("mic", "Capture from [card], run Silero VAD, publish utterances.")
+    parser = service_parser(MIC, "Capture from [card], run Silero VAD, publish utterances.")
     parser.add_argument(
         "--wav", nargs="+", metavar="FILE",
         help="replay audio files (WAV of any rate, mono or stereo) instead of the card, then exit",
@@ -20,7 +21,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.fast and not args.wav:
         parser.error("--fast only applies to --wav")
-    return run_service("mic", args, service_main)
+    return run_service(MIC, args, serve)
 
 
 if __name__ == "__main__":

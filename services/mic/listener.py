@@ -136,7 +136,7 @@ class Listener(Service):
     def _reply(self, msg: Reply) -> None:
         if msg.session == VOICE_SESSION:
             self.gate.on_reply(
-                msg.request_id, msg.text, bool(msg.control), msg.error is not None, msg.ts
+                msg.reply_to or "", msg.text, bool(msg.control), msg.error is not None, msg.ts
             )
 
     def _lost(self, msg: Error | TurnDropped) -> None:

@@ -19,9 +19,10 @@ from settings.schema import Config
 log = logging.getLogger(__name__)
 
 
-async def main(bus: Bus, config: Config, args: argparse.Namespace) -> None:
+async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
+    """Load Silero, then hear the card (or the replayed files) until stopped."""
     scorer = load_scorer(config.vad.engine)
-    listener = Listener(bus, config, scorer)
+    listener = Listener(bus, config.listen, config.vad, scorer)
     if args.wav:
         bus.set_state("ready", "replaying files")
         tail = config.vad.silence + 0.2
