@@ -1,0 +1,94 @@
+"""The services' shared shape: one table gives the subscriptions and routes every message."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+
+from bus.client import Bus
+from bus.endpoints import Endpoints
+from bus.message import Message
+from bus.messages import Heartbeat, ToolCatalog, ToolCatalogRequest, Transcript
+from services.base import Service, Tasks
+from services.dialogue.service import DialogueService
+from services.mic.listener import Listener
+from services.speaker.service import Speaker
+from services.stt.service import SpeechToText
+from services.tools.service import ToolService
+from services.watchdog.service import Watchdog
+from tests.helpers.busrun import with_buses
+
+SERVICES = [DialogueService, Listener, Speaker, SpeechToText, ToolService, Watchdog]
+
+
+class Catalogs(Service):
+    """Handles tool catalogs and transcripts; nothing else."""
+
+    def __init__(self, bus: Bus) -> None:
+        super().__init__(bus)
+        self.seen: asyncio.Queue[Message] = asyncio.Queue()
+
+    def on_catalog(self, msg: ToolCatalog) -> None:
+        self.seen.put_nowait(msg)
+
+    def on_transcript(self, msg: Transcript) -> None:
+        self.seen.put_nowait(msg)
+
+    HANDLERS = {ToolCatalog: on_catalog, Transcript: on_transcript}
+
+
+@pytest.mark.parametrize("service", SERVICES, ids=lambda s: s.__name__)
+def test_every_service_subscribes_exactly_to_the_types_it_handles(service: type[Service]) -> None:
+    assert service.HANDLERS, "a service with an empty table would hear nothing"
+    assert set(service.topics()) == {kind.TOPIC for kind in service.HANDLERS}
+    for kind, handler in service.HANDLERS.items():
+        assert issubclass(kind, Message) and callable(handler)
+
+
+def test_a_type_missing_from_the_table_is_not_subscribed() -> None:
+    assert Catalogs.topics() == (ToolCatalog.TOPIC, Transcript.TOPIC)
+    assert Heartbeat.TOPIC not in Catalogs.topics()
+
+
+def test_messages_reach_their_handler_and_an_unhandled_one_is_dropped(
+    module_broker: Endpoints, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def body(bus: Bus, sender: Bus) -> list[Message]:
+        service = Catalogs(bus)
+        service.subscribe(bus)
+        await bus.wait_path(sender)
+        serving = asyncio.ensure_future(service.serve())
+        # tools.catalog.request arrives under the tools.catalog prefix: not in the table.
+        sender.publish(ToolCatalogRequest())
+        sender.publish(ToolCatalog(tools=[]))
+        sender.publish(Transcript(text="hello", lang="en", duration=1.0, compute=0.1,
+                                  speech_end=0.0, turn="t1"))
+        seen = [await asyncio.wait_for(service.seen.get(), 10) for _ in range(2)]
+        assert not serving.done(), "an unhandled message must not end the loop"
+        serving.cancel()
+        return seen
+
+    with caplog.at_level(logging.DEBUG, logger="services.base"):
+        seen = with_buses(module_broker, ["catalogs", "sender"], body)
+    assert [type(m) for m in seen] == [ToolCatalog, Transcript]
+    assert any(r.getMessage().endswith("no handler for tools.catalog.request, dropped")
+               for r in caplog.records)
+
+
+def test_tasks_are_kept_until_done_and_cancelled_on_close() -> None:
+    async def body() -> tuple[int, int, bool]:
+        tasks = Tasks()
+        gate = asyncio.Event()
+        quick = tasks.spawn(gate.wait())
+        slow = tasks.spawn(asyncio.sleep(3600))
+        gate.set()
+        await quick
+        left = len(tasks)
+        await tasks.close(timeout=5)
+        return left, len(tasks), slow.cancelled()
+
+    left, after, cancelled = asyncio.run(body())
+    assert left == 1, "a finished task is forgotten"
+    assert after == 0 and cancelled
