@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import stat
 import tomllib
 from pathlib import Path
 from typing import Any, get_args, get_origin
@@ -48,10 +49,30 @@ def load_config(folder: str | os.PathLike[str] | None = None) -> tuple[Config, P
         raise ConfigError(describe_errors(exc, path)) from None
 
 
+MAX_FILE = 1024 * 1024
+"""Largest config or tool file read: a link to ``/dev/zero`` must not fill the memory."""
+
+
+def read_regular(path: Path, limit: int = MAX_FILE) -> bytes:
+    """A regular file's bytes (at most ``limit``), or ConfigError: a FIFO, a device or a
+    folder is refused without reading, so that none can hang or flood the reader."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"{path}: not a regular file")
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise ConfigError(f"{path}: larger than {limit} bytes")
+    return data
+
+
 def read_toml(path: Path) -> dict[str, Any]:
     """A TOML file's tables, or ConfigError naming the file and what is wrong with it."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(read_regular(path).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except RecursionError:

@@ -8,6 +8,7 @@ all read tool files through this module.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -18,6 +19,8 @@ from pydantic import Field, ValidationError, field_validator
 
 from settings.loader import ConfigError, describe_errors, load_config, read_toml
 from settings.schema import MAX_CPU_SECONDS, MAX_MB, MAX_OUTPUT_BYTES, MAX_PROCESSES, Table
+
+log = logging.getLogger(__name__)
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """What OpenAI-style servers accept as a function name."""
@@ -99,11 +102,20 @@ class Tool:
 
 
 def tool_files(folder: Path) -> list[Path]:
-    """``tools/*.toml`` of a config folder, sorted; none when ``tools/`` is missing."""
+    """``tools/*.toml`` of a config folder, sorted; none when ``tools/`` is missing.
+
+    Editors' lock and backup files (``.#x.toml``, ``#x.toml#``, ``x.toml~``, ``.x.toml.swp``)
+    are left out with a note: one open in an editor must not stop the start."""
     tools_dir = folder / "tools"
     if not tools_dir.is_dir():
         return []
-    return sorted(path for path in tools_dir.glob("*.toml"))
+    files = []
+    for path in sorted(tools_dir.glob("*.toml")):
+        if path.name.startswith((".", "#")):
+            log.info("%s: ignored (an editor's lock or hidden file, not a tool)", path)
+        else:
+            files.append(path)
+    return files
 
 
 def parse_tool(path: Path) -> Tool:
