@@ -33,6 +33,19 @@ def trim_lead(samples: Samples, rate: int) -> Samples:
     return samples[start:] if start > 0 else samples
 
 
+TAIL_KEEP = 0.01
+"""Seconds of quiet kept after the last sound: the decay of its last phoneme."""
+
+
+def trim_tail(samples: Samples, rate: int) -> Samples:
+    """Drop the silence a synthesizer puts after the last sound (espeak-ng: 0.3 s, its own
+    end-of-sentence pause). Where a clause was cut in two it would be a break inside it; at
+    a clause's end the speaker adds the pause its mark asks for instead."""
+    loud = np.flatnonzero(np.abs(samples) > LEAD_FLOOR)
+    end = int(loud[-1]) + 1 + round(TAIL_KEEP * rate) if loud.size else len(samples)
+    return samples[:end]
+
+
 def silence(seconds: float, rate: int) -> bytes:
     return bytes(2 * int(round(seconds * rate)))
 

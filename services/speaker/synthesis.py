@@ -11,9 +11,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol, cast
 
-from services.speaker.clauses import MIN_LIMIT, Piece, cut_piece, limit_for, split_clauses
+from services.speaker.clauses import (
+    MAX_CHARS,
+    MIN_LIMIT,
+    Piece,
+    cut_piece,
+    limit_for,
+    split_clauses,
+)
 from services.speaker.hold import Hold
-from services.speaker.pcm import Samples, silence, to_pcm16, trim_lead
+from services.speaker.pcm import Samples, silence, to_pcm16, trim_lead, trim_tail
 from services.speaker.playback import PlaybackQueue, Segment
 from services.speaker.volume import Volume
 
@@ -24,6 +31,11 @@ class Synthesizer(Protocol):
     """What a TTS backend gives the speaker: mono float samples at ``sample_rate``."""
 
     sample_rate: int
+    short_first_piece: bool
+    """Cut a reply's first piece short (``[audio] first_piece``) so it is ready sooner, and
+    let the pieces grow as audio queues up: for a synthesizer whose time grows with the text
+    (Kokoro). A fast one (espeak-ng) says False and gets whole clauses: a clause cut in two
+    is spoken as two sentences, each with its own falling end."""
 
     def synthesize(self, text: str, lang: str) -> Samples:
         """Speak ``text`` (one clause) in the turn's language ``lang`` (``en``, ``it``...)."""
@@ -87,7 +99,7 @@ class SynthesisWorker:
         shortest: int = MIN_LIMIT,
     ) -> None:
         self._synth = synthesizer
-        self._shortest = shortest
+        self._shortest = shortest if synthesizer.short_first_piece else MAX_CHARS
         self._volume = volume
         self._playback = playback
         self._done = done
@@ -153,6 +165,9 @@ class SynthesisWorker:
     ) -> None:
         """Synthesize one piece and queue its audio chunk by chunk, as each is ready."""
         rate = self._synth.sample_rate
+        # A one-clip synthesizer's trailing silence goes too: where a piece joins the next,
+        # nothing is inserted; after a mark, the mark's own pause follows.
+        one_clip = getattr(self._synth, "stream", None) is None
         started = time.perf_counter()
         try:
             for number, samples in enumerate(_chunks(self._synth, piece.text, line.lang, queued)):
@@ -161,6 +176,8 @@ class SynthesisWorker:
                           number, compute, len(samples) / rate)
                 if number == 0:
                     samples = trim_lead(samples, rate)
+                if one_clip:
+                    samples = trim_tail(samples, rate)
                 # The volume is read per chunk: a control applied meanwhile is heard at once.
                 put(Segment(to_pcm16(samples, self._volume.value), line, made=time.time(),
                             compute=compute))

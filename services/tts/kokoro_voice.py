@@ -31,6 +31,8 @@ class KokoroVoice:
     """Speaks one clause at a time; the model is loaded once and warmed at start-up."""
 
     sample_rate = SAMPLE_RATE
+    short_first_piece = True
+    """Its time grows with the text: a short first piece plays sooner."""
 
     def __init__(
         self,

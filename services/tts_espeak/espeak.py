@@ -25,6 +25,8 @@ class EspeakVoice:
     """Uses each ``[voice.<lang>]`` table's ``lang`` as the espeak-ng voice (``en-us``, ``it``)."""
 
     sample_rate = 22050
+    short_first_piece = False
+    """A clause takes it a few milliseconds: whole clauses keep their intonation."""
 
     def __init__(self, binary: str, langs: dict[str, str], default_lang: str, speed: float):
         self.binary = binary

@@ -53,6 +53,7 @@ class FailsAfterItsHead:
     """A backend whose second chunk fails (a broken model file, out of memory...)."""
 
     sample_rate = 24000
+    short_first_piece = True
 
     def __init__(self) -> None:
         self.asked: list[str] = []
