@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 MAX_CPU_SECONDS = 86_400
 MAX_MB = 1 << 20
@@ -188,6 +188,9 @@ class ToolsConfig(Table):
     """Most tool runs at once; further calls wait for a free slot."""
     catalog_interval: float = Field(5.0, gt=0)
     """Seconds between two publications of the tool catalog."""
+    secret_env: list[str] = Field(default_factory=list)
+    """``[env]`` names whose values are hidden from results although their names do not say
+    KEY, TOKEN, SECRET, PASS, AUTH, CREDENTIAL, PRIVATE or COOKIE (those always are)."""
 
 
 class BrainConfig(Table):
@@ -256,4 +259,13 @@ class Config(Table):
                 raise ValueError(f"{key!r} cannot name an environment variable (empty, = or NUL)")
             if "\0" in value:
                 raise ValueError(f"the value of {key!r} contains a NUL character")
+        return env
+
+    @field_validator("env")
+    @classmethod
+    def _secrets_are_env_names(cls, env: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        tools = info.data.get("tools")
+        unknown = [name for name in getattr(tools, "secret_env", ()) if name not in env]
+        if unknown:  # a typo would leave the secret it meant to hide visible
+            raise ValueError(f"[tools] secret_env names {unknown} that [env] does not set")
         return env

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
-SHORTEST_SECRET = 8
-"""``[env]`` values shorter than this are not hidden (``en``, ``metric``: no secret, and
-hiding them would garble ordinary words)."""
+SHORTEST_SECRET = 4
+"""Secret values shorter than this are not hidden: hiding ``en`` would garble ordinary words,
+and a secret that short protects nothing anyway."""
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASS|PWD|AUTH|CREDENTIAL|PRIVATE|COOKIE", re.I)
+"""An ``[env]`` name containing one of these holds a secret (``API_KEY``, ``DB_PASSWORD``);
+other values (``TZ``, ``CALENDAR_DIR``) are personal settings the model may see."""
+
+
+def is_secret(name: str, marked: Collection[str] = ()) -> bool:
+    """Whether the ``[env]`` value ``name`` is hidden: its name says so, or the config does."""
+    return name in marked or SECRET_NAME.search(name) is not None
 
 
 def safe_url(url: str) -> str:
@@ -24,12 +33,18 @@ def safe_url(url: str) -> str:
 
 
 class Redactor:
-    """Replaces each ``[env]`` value (of at least ``SHORTEST_SECRET`` characters) by
-    ``[env NAME]``, longest first, so that no part of a secret is left behind."""
+    """Replaces each secret ``[env]`` value (see ``is_secret``; at least ``SHORTEST_SECRET``
+    characters) by ``[env NAME]``, longest first, so that no part of a secret is left behind.
 
-    def __init__(self, env: Mapping[str, str]) -> None:
+    ``marked`` are the names ``[tools] secret_env`` lists: secrets whatever their name."""
+
+    def __init__(self, env: Mapping[str, str], marked: Collection[str] = ()) -> None:
         self.values = sorted(
-            ((value, name) for name, value in env.items() if len(value) >= SHORTEST_SECRET),
+            (
+                (value, name)
+                for name, value in env.items()
+                if len(value) >= SHORTEST_SECRET and is_secret(name, marked)
+            ),
             key=lambda pair: -len(pair[0]),
         )
 

@@ -48,8 +48,9 @@ class Runner:
         self.tools_dir = tools_dir
         self.env = {**os.environ, **env}
         """The service's own environment plus ``[env]``."""
-        self.redact = Redactor(env)
-        """Results, which the model, the bus and the log see, never show an ``[env]`` value."""
+        self.redact = Redactor(env, defaults.secret_env)
+        """Results, which the model, the bus and the log see, never show a secret ``[env]``
+        value; masked before any cut, so that no first part of one is left behind."""
         self.defaults = defaults
 
     def limits_of(self, tool: Tool) -> Limits:
@@ -63,8 +64,8 @@ class Runner:
             content = await self._run(name, arguments)
             ok = True
         except ToolError as exc:
-            content, ok = f"error: {exc}"[:MAX_CONTENT], False
-        content = self.redact(content)
+            content, ok = f"error: {exc}", False
+        content = self.redact(content)[:MAX_CONTENT]
         duration = time.monotonic() - started
         log.info("%s: %s in %.2f s", name, "ok" if ok else content, duration)
         return Outcome(content, ok, duration)
@@ -92,12 +93,13 @@ class Runner:
                 )
             except CannotStart as exc:
                 raise ToolError(f"cannot start {argv[0]!r}: {exc}") from None
-        return result_text(finished, self.limits_of(tool))
+        return result_text(finished, self.limits_of(tool), self.redact)
 
 
-def result_text(finished: Finished, limits: Limits) -> str:
-    """stdout stripped and cut, or raise ToolError with the reason and stderr's last line."""
-    last = last_line(finished.stderr_tail)
+def result_text(finished: Finished, limits: Limits, redact: Redactor) -> str:
+    """stdout stripped, masked and cut, or raise ToolError with the reason and stderr's last
+    line (masked, then cut)."""
+    last = last_line(finished.stderr_tail, redact)
     if finished.stopped is not None:
         reason = finished.stopped
     elif finished.returncode in (126, 127) and last.startswith(CANNOT_START):
@@ -107,7 +109,7 @@ def result_text(finished: Finished, limits: Limits) -> str:
     elif finished.returncode > 0:
         reason = f"exit status {finished.returncode}"
     else:
-        return finished.stdout.decode("utf-8", errors="replace").strip()[:MAX_CONTENT]
+        return redact(finished.stdout.decode("utf-8", errors="replace").strip())[:MAX_CONTENT]
     raise ToolError(f"{reason}: {last}" if last else reason)
 
 
@@ -123,6 +125,6 @@ def killed_by(signum: int, limits: Limits) -> str:
     return f"killed by {name}"
 
 
-def last_line(tail: bytes) -> str:
+def last_line(tail: bytes, redact: Redactor) -> str:
     lines = tail.decode("utf-8", errors="replace").strip().splitlines()
-    return lines[-1].strip()[:MAX_STDERR_LINE] if lines else ""
+    return redact(lines[-1].strip())[:MAX_STDERR_LINE] if lines else ""
