@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
 
 import msgpack
 import pytest
@@ -50,8 +49,8 @@ MALFORMED = [
 ]
 
 
-def test_malformed_messages_are_logged_and_dropped(
-    broker: Process, config_folder: ConfigFolder, caplog: pytest.LogCaptureFixture
+def test_malformed_messages_are_reported_and_dropped(
+    broker: Process, config_folder: ConfigFolder
 ) -> None:
     invalid: list[str] = []
 
@@ -68,17 +67,15 @@ def test_malformed_messages_are_logged_and_dropped(
             valid.append(msg)
         assert all(isinstance(m, ToolRequest) and m.name == "ok" for m in valid)
 
-    with caplog.at_level(logging.WARNING, logger="bus.client"):
-        with_buses(
-            config_folder.endpoints,
-            ["sender", "receiver"],
-            body,
-            on_invalid=lambda frames, err: invalid.append(err.reason),
-        )
+    with_buses(
+        config_folder.endpoints,
+        ["sender", "receiver"],
+        body,
+        on_invalid=lambda frames, err: invalid.append(err.reason),
+    )
     # The oversized message never reaches the subscriber: the broker cuts the
     # publisher off at MAXMSGSIZE, and the publisher reconnects.
     assert len(invalid) >= len(MALFORMED) - 1
-    assert any("dropped a bad message" in r.message for r in caplog.records)
 
 
 def test_broker_restart_resumes_publishers_and_subscribers(
@@ -175,7 +172,6 @@ def test_broker_stops_cleanly_on_sigterm(config_folder: ConfigFolder, log_dir: o
     proc = Process("bus", *config_folder.args(), log_dir=log_dir)  # type: ignore[arg-type]
     asyncio.run(wait_broker(config_folder.endpoints))
     assert proc.stop(timeout=3) == 0
-    assert "broker: stopping" in proc.output()
     assert not (config_folder.runtime / "pub.sock").exists()
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 
 import httpx
@@ -85,7 +84,7 @@ def test_volume_by_voice_through_the_brain(brain: Stack) -> None:
     assert spoken == [("大きくしました。", 1.9), ("これ以上大きくできません", 2.0)]
 
 
-def test_volume_steps_clamp_and_ignore_bad_actions(caplog: pytest.LogCaptureFixture) -> None:
+def test_volume_steps_clamp_and_ignore_bad_actions() -> None:
     volume = VolumeControl(volume=0.1, lang="en")
     assert volume.apply_control_actions([{"type": "adjust_volume", "direction": "down"}]) is None
     assert volume.volume == 0.0
@@ -95,15 +94,13 @@ def test_volume_steps_clamp_and_ignore_bad_actions(caplog: pytest.LogCaptureFixt
     for _ in range(20):
         volume.apply_control_actions([{"type": "adjust_volume", "direction": "up"}])
     assert volume.volume == 2.0
-    with caplog.at_level(logging.WARNING):
-        assert (
-            volume.apply_control_actions(
-                [{"type": "dim_lights"}, {"type": "adjust_volume", "direction": "sideways"}, "junk"]
-            )
-            is None
+    assert (
+        volume.apply_control_actions(
+            [{"type": "dim_lights"}, {"type": "adjust_volume", "direction": "sideways"}, "junk"]
         )
+        is None
+    )
     assert volume.volume == 2.0
-    assert len(caplog.records) == 3
 
 
 def test_an_unreachable_brain_is_spoken_and_ends_the_conversation() -> None:

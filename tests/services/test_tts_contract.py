@@ -143,8 +143,6 @@ def test_unknown_controls_and_bad_directions_are_ignored(tts: RunningTTS) -> Non
     got, after = tts.session(body)
     assert after == 1.0
     assert [m.text for m in got if isinstance(m, Spoken)] == ["All right."]
-    assert "ignoring an unknown control action: {'type': 'mute'}" in tts.output()
-    assert "bad direction" in tts.output()
 
 
 def test_an_empty_reply_with_a_control_is_a_silent_success(tts: RunningTTS) -> None:

@@ -134,5 +134,4 @@ def test_history_survives_a_killed_dialogue_and_a_bad_file_is_not_a_crash(
     who = llm.requests[1]["messages"]
     assert [m["content"] for m in who[1:]] == ["My name is Ada.", "Hello Ada.", "Who am I?"]
     assert [m["role"] for m in llm.requests[2]["messages"]] == ["system", "user"]
-    assert list(history.glob(f"{broken.name}.corrupt-*"))
-    assert "unreadable" in dialogue.output()
+    assert list(history.glob(f"{broken.name}.corrupt-*"))  # kept aside, not lost

@@ -42,6 +42,9 @@ def test_the_service_process_waits_for_an_llm_without_restarting(
             llm.script(c.text("Here. ", "Now."), c.text("Spoken."))
             reply = await ask(client, "Hello?")
             assert (reply.text, reply.error) == ("Here. Now.", None)
+            await client.wait_for(  # and it says so: the degraded state ends
+                Heartbeat, lambda h: h.service == "dialogue" and h.state == "ready", 10
+            )
             turn = new_id()
             client.publish(Transcript(text="Speak", lang="en", turn=turn))
             say = await client.wait_for(SpeakRequest, lambda s: s.turn == turn and s.final, 10)
@@ -53,7 +56,5 @@ def test_the_service_process_waits_for_an_llm_without_restarting(
         code = service.stop()
     log = service.log_path.read_text()
     assert code == 0, log
-    assert "llm-unavailable" in log
-    assert f"no language model server answers at http://127.0.0.1:{port}/v1" in log
+    # What the user reads in the log to fix it: the key and the file to set it in.
     assert f"set `llm` in {config_folder.path / 'config.toml'}" in log
-    assert "answers now" in log  # and it said when one appeared

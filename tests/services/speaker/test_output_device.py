@@ -20,7 +20,6 @@ def test_without_any_sound_server_it_runs_degraded_and_still_writes_wavs() -> No
         assert [m.text for m in got if isinstance(m, Spoken)] == ["Nobody hears this."]
         samples, rate = running.wav(turn_id)
         assert len(samples) / rate > 0.5
-        assert "no audio output" in running.output()
     finally:
         running.close()
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 
 import pytest
@@ -51,14 +50,12 @@ def test_a_change_is_saved_and_read_back_by_the_next_process(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("body", ["not json", '{"volume": "loud"}', '{"level": 1}', "[]"])
-def test_a_broken_state_file_is_ignored_with_a_warning(
-    tmp_path: Path, body: str, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_broken_state_file_is_ignored(tmp_path: Path, body: str) -> None:
     store = VolumeStore(tmp_path / "volume.json")
     store.path.write_text(body)
-    with caplog.at_level(logging.WARNING):
-        assert Volume(0.6, store).value == 0.6
-    assert "ignoring the saved volume" in caplog.text
+    assert Volume(0.6, store).value == 0.6  # the config's value, not an exception
+    Volume(0.6, store).step("up")
+    assert json.loads(store.path.read_text()) == {"volume": 0.7}  # and the next step mends it
 
 
 def test_a_step_that_changes_something_has_no_override() -> None:
@@ -85,12 +82,8 @@ def test_any_clamped_step_of_a_turn_overrides_the_words() -> None:
     assert volume.value == 2.0
 
 
-def test_unknown_types_and_bad_directions_are_logged_and_skipped(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
+def test_unknown_types_and_bad_directions_are_skipped() -> None:
     volume = Volume(1.0)
     actions = [{"type": "mute"}, {"type": "adjust_volume", "direction": 3}, "x", None, DOWN]
-    with caplog.at_level(logging.WARNING):
-        assert apply_controls(actions, volume, "en") == (True, None)
-    assert volume.value == 0.9
-    assert caplog.text.count("ignoring") == 4
+    assert apply_controls(actions, volume, "en") == (True, None)
+    assert volume.value == 0.9  # only the one good step

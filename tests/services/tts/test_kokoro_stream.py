@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -253,9 +252,7 @@ def test_the_halves_are_made_once(tmp_path: Path) -> None:
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no leftovers
 
 
-def test_a_model_of_another_shape_is_spoken_whole(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_model_of_another_shape_is_spoken_whole(tmp_path: Path) -> None:
     node = helper.make_node("Identity", ["tokens"], ["audio"])
     graph = helper.make_graph(
         [node], "other",
@@ -266,8 +263,5 @@ def test_a_model_of_another_shape_is_spoken_whole(
     onnx.save(helper.make_model(graph), str(other))
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not a model")
-    with caplog.at_level(logging.WARNING):
-        assert split_model(other, tmp_path / "cache") is None
-        assert split_model(broken, tmp_path / "cache") is None
-    assert "/encoder/MatMul_1_output_0" in caplog.text
-    assert "broken.onnx is spoken whole" in caplog.text
+    assert split_model(other, tmp_path / "cache") is None
+    assert split_model(broken, tmp_path / "cache") is None
