@@ -24,6 +24,8 @@ def parse_arguments(text: str) -> dict[str, Any]:
         raise ToolError(f"arguments are not valid JSON: {exc.msg} at character {exc.pos}") from None
     except RecursionError:
         raise ToolError("arguments are not valid JSON: nested too deeply") from None
+    except ValueError as exc:  # json lets int()'s digit limit through (over 4,300 digits)
+        raise ToolError(f"arguments are not usable: {str(exc).split(';')[0]}") from None
     if not isinstance(value, dict):
         raise ToolError(f"arguments must be a JSON object, not {_json_kind(value)}")
     return value

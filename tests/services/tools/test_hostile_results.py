@@ -1,4 +1,5 @@
-"""Results keep secrets out of sight: whole, and only secrets."""
+"""Results keep secrets out of sight (whole, and only secrets); hostile arguments are clean
+errors."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import pytest
 from services.tools.runner import MAX_CONTENT, MAX_STDERR_LINE
 from settings.secrets import Redactor, is_secret
 from tests.services.tools.helpers import (
+    ARGV_PRINTER,
     PYTHON,
     make_runner,
+    write_program,
     write_tool,
 )
 from tests.services.tools.test_runner import run
@@ -82,3 +85,13 @@ def test_secret_env_must_name_env_values(tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text('[tools]\nsecret_env = ["HOME_ADDR"]\n[env]\nTZ = "x"\n')
     with pytest.raises(ConfigError, match="secret_env"):
         load_config(tmp_path)
+
+
+def test_a_huge_integer_argument_is_a_clean_error(tmp_path: Path) -> None:
+    config = tmp_path
+    write_program(config, "argv.py", ARGV_PRINTER)
+    write_tool(config, "echo", ["argv.py", "{n}"], params={"n": "integer"})
+    outcome = run(make_runner(config), "echo", '{"n": ' + "9" * 5000 + "}")
+    assert not outcome.ok
+    assert outcome.content.startswith("error: arguments are not usable: ")
+    assert "4300 digits" in outcome.content
