@@ -14,6 +14,7 @@ from pathlib import Path
 from services.tools.arguments import ToolError, parse_arguments, substitute
 from services.tools.process import CannotStart, Finished, Limits, run_sandboxed
 from services.tools.sandbox_exec import CANNOT_START
+from services.tools.scratch import remove_stale_scratch, scratch_prefix
 from settings.schema import ToolsConfig
 from settings.secrets import Redactor
 from settings.toolfiles import Tool, resolve_program
@@ -52,6 +53,7 @@ class Runner:
         """Results, which the model, the bus and the log see, never show a secret ``[env]``
         value; masked before any cut, so that no first part of one is left behind."""
         self.defaults = defaults
+        remove_stale_scratch()
 
     def limits_of(self, tool: Tool) -> Limits:
         own = tool.spec.limits.model_dump(exclude_none=True)
@@ -81,7 +83,7 @@ class Runner:
         if program is None:
             where = "tools/" if "/" in argv[0] else "tools/ or PATH"
             raise ToolError(f"cannot start {argv[0]!r}: no executable file in {where}")
-        with tempfile.TemporaryDirectory(prefix="da-tool-") as scratch:
+        with tempfile.TemporaryDirectory(prefix=scratch_prefix(os.getpid())) as scratch:
             env = {**self.env, "TMPDIR": scratch}
             try:
                 finished = await run_sandboxed(
