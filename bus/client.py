@@ -175,15 +175,15 @@ class Bus:
         waiter = self._add_waiter(kind, match)
         return await self._await(waiter, timeout, f"no {kind.TOPIC} within {timeout:g} s")
 
-    async def request(
-        self, msg: Message, reply: type[M], match: Callable[[M], bool], timeout: float
-    ) -> M:
-        """Publish ``msg`` and wait for the ``reply`` that ``match``es, or raise RequestTimeout."""
+    async def request(self, msg: Message, reply: type[M], timeout: float) -> M:
+        """Publish ``msg`` and wait for the ``reply`` that answers it (its ``reply_to`` is
+        ``msg.id``), or raise RequestTimeout."""
         if reply.TOPIC not in self._prefixes:
             # A fast answer could otherwise beat the new subscription to the broker.
             self._listen(reply.TOPIC)
             await self.wait_connected(timeout=min(timeout, 5.0))
-        waiter = self._add_waiter(reply, match)
+        request_id = msg.id
+        waiter = self._add_waiter(reply, lambda m: m.reply_to == request_id)
         self.publish(msg)
         error = f"nobody answered {msg.TOPIC} with {reply.TOPIC} within {timeout:g} s"
         return await self._await(waiter, timeout, error)
@@ -199,10 +199,10 @@ class Bus:
 
     async def wait_path(self, sender: Bus, timeout: float = 10.0, interval: float = 0.05) -> None:
         """Return once ``sender`` can reach us with every topic we subscribed so far."""
-        nonce = new_id()
-        topic = f"{Probe.TOPIC}.{nonce}".encode()
+        probe_id = new_id()
+        topic = f"{Probe.TOPIC}.{probe_id}".encode()
         self._sub.setsockopt(zmq.SUBSCRIBE, topic)
-        waiter = self._add_waiter(Probe, lambda p: p.nonce == nonce, subscribe=False)
+        waiter = self._add_waiter(Probe, lambda p: p.id == probe_id, subscribe=False)
         self._kick()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -210,7 +210,7 @@ class Bus:
             while not waiter[1].done():
                 if loop.time() > deadline:
                     raise RequestTimeout(f"no probe came back through the bus in {timeout:g} s")
-                sender.publish(Probe(nonce=nonce), suffix=nonce)
+                sender.publish(Probe(id=probe_id), suffix=probe_id)
                 await asyncio.wait([waiter[1]], timeout=interval)
         finally:
             self._remove_waiter(waiter)

@@ -103,7 +103,6 @@ async def request_watched(
     service: str,
     msg: Message,
     reply: type[M],
-    match: Callable[[M], bool],
     timeout: float,
     check: float = 0.2,
 ) -> M:
@@ -111,7 +110,7 @@ async def request_watched(
     ``service`` that was working when the request went out (or the first one seen working
     afterwards) is lost; ``liveness`` must be fed by the caller meanwhile."""
     pid = liveness.working_pid(service)
-    task = asyncio.ensure_future(bus.request(msg, reply, match, timeout))
+    task = asyncio.ensure_future(bus.request(msg, reply, timeout))
     try:
         while True:
             done, _ = await asyncio.wait({task}, timeout=check)

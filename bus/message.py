@@ -59,3 +59,7 @@ class Message:
     """One id per question, carried by every message of that question."""
     site: str | None = None
     """Which mic/speaker pair (room) the message belongs to."""
+    reply_to: str | None = None
+    """On an answer: the ``id`` of the request it answers (for a voice turn's
+    :class:`Reply`, the turn id: the turn is the request). The only link from an
+    answer to its question, so :meth:`bus.client.Bus.request` needs no predicate."""

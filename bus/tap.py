@@ -22,7 +22,7 @@ from bus.registry import DecodeError
 from bus.trace import TOPICS as TRACE_TOPICS
 from bus.trace import trace_turns
 
-ENVELOPE = ("v", "id", "ts", "src", "turn", "site")
+ENVELOPE = ("v", "id", "ts", "src", "turn", "site", "reply_to")
 CHECK_EVERY = 0.1
 """Seconds between two looks for services whose heartbeats stopped."""
 
@@ -34,10 +34,12 @@ def summarize_bytes(data: bytes, rate: int | None) -> str:
 
 
 def format_line(msg: Message) -> str:
-    """``HH:MM:SS.mmm topic src [turn] key=value ...`` with bytes summarised."""
+    """``HH:MM:SS.mmm topic src [turn] (answers <id>) key=value ...`` with bytes summarised."""
     clock = time.strftime("%H:%M:%S", time.localtime(msg.ts)) + f".{int(msg.ts * 1000) % 1000:03d}"
     # The end of the id: a process's ids share their first 16 characters, then count.
     turn = f" [{msg.turn[-8:]}]" if msg.turn else ""
+    if msg.reply_to:
+        turn += f" (answers {msg.reply_to[-8:]})"
     rate = getattr(msg, "rate", None)
     parts = []
     for f in dataclasses.fields(msg):

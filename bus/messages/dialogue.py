@@ -12,10 +12,10 @@ from bus.registry import register
 @register
 @dataclass(frozen=True, kw_only=True)
 class QuestionRequest(Message):
-    """A text turn (CLI or HTTP API): answered by a :class:`Reply` with the same ``request_id``."""
+    """A text turn (CLI or HTTP API): answered by a :class:`Reply` whose ``reply_to`` is
+    this message's ``id`` (a repeated ``id`` gets the same answer, run once)."""
 
     TOPIC = "dialogue.ask"
-    request_id: str
     session: str
     text: str
     client_type: str = "text"
@@ -26,10 +26,9 @@ class QuestionRequest(Message):
 @register
 @dataclass(frozen=True, kw_only=True)
 class Reply(Message):
-    """The answer to a :class:`QuestionRequest` or to a voice turn (``request_id`` = turn id)."""
+    """The answer to a :class:`QuestionRequest` or to a voice turn (``reply_to`` = turn id)."""
 
     TOPIC = "dialogue.reply"
-    request_id: str
     session: str
     text: str
     """The answer to speak or show."""
@@ -45,15 +44,15 @@ class ClearHistoryRequest(Message):
     """Forget a session's conversation; answered by :class:`HistoryCleared`."""
 
     TOPIC = "dialogue.clear"
-    request_id: str
     session: str
 
 
 @register
 @dataclass(frozen=True, kw_only=True)
 class HistoryCleared(Message):
+    """The session's history is forgotten."""
+
     TOPIC = "dialogue.cleared"
-    request_id: str
     session: str
 
 

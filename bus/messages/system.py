@@ -39,10 +39,10 @@ class Error(Message):
 @register
 @dataclass(frozen=True, kw_only=True)
 class Probe(Message):
-    """Published until it comes back, to know the path through the broker is up."""
+    """Published until it comes back, to know the path through the broker is up: each copy
+    carries the same ``id``, so the one that comes back is known by it."""
 
     TOPIC = "sys.probe"
-    nonce: str
 
 
 @register

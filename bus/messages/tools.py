@@ -29,10 +29,10 @@ class ToolCatalogRequest(Message):
 @register
 @dataclass(frozen=True, kw_only=True)
 class ToolRequest(Message):
-    """Run a tool; answered by a :class:`ToolResult` with the same ``call_id``."""
+    """Run a tool; answered by a :class:`ToolResult` whose ``reply_to`` is this ``id`` (a
+    repeated ``id`` runs once)."""
 
     TOPIC = "tools.call"
-    call_id: str
     name: str
     arguments: str
     """The model's arguments, a JSON object as text (validated by the executor)."""
@@ -42,7 +42,6 @@ class ToolRequest(Message):
 @dataclass(frozen=True, kw_only=True)
 class ToolResult(Message):
     TOPIC = "tools.result"
-    call_id: str
     name: str
     content: str
     """What the model receives: stdout, or ``error: <reason>``."""

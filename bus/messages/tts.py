@@ -57,12 +57,12 @@ class VolumeRequest(Message):
     action: str
     """``up``, ``down``, ``set`` or ``get``."""
     value: float | None = None
-    request_id: str = ""
 
 
 @register
 @dataclass(frozen=True, kw_only=True)
 class VolumeState(Message):
+    """The playback volume, after each change and in answer to a :class:`VolumeRequest`."""
+
     TOPIC = "tts.volume.state"
     volume: float
-    request_id: str = ""

@@ -12,7 +12,6 @@ import sys
 
 from bus.client import Bus, RequestTimeout
 from bus.liveness import AnswererLost, Liveness, request_watched
-from bus.message import new_id
 from bus.messages import Heartbeat, QuestionRequest, Reply
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
@@ -47,12 +46,11 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
         liveness = Liveness()
         feeder = asyncio.ensure_future(_follow_heartbeats(bus, liveness))
         request = QuestionRequest(
-            request_id=new_id(), session=args.session, text=text, client_type="text", lang=args.lang
+            session=args.session, text=text, client_type="text", lang=args.lang
         )
         answer = asyncio.ensure_future(
             request_watched(
-                bus, liveness, DIALOGUE, request, Reply,
-                lambda r: r.request_id == request.request_id, timeout,
+                bus, liveness, DIALOGUE, request, Reply, timeout,
             )
         )
         # Asked at once (a fast answer needs no heartbeat); nobody beating in time is an error.

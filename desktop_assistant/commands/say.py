@@ -51,9 +51,10 @@ async def _say(config: str | None, text: str, lang: str) -> None:
         turn = new_id()
         say = SpeakRequest(text=text, lang=lang, kind="notice", final=True, turn=turn)
         try:
-            await bus.request(
-                say, Speaking, lambda m: m.turn == turn and not m.speaking,
-                timeout=15 + 0.2 * len(text),
+            # Not a request with an answer: the turn's end of playing is what we wait for.
+            bus.publish(say)  # the waiter below is in place before any message is read
+            await bus.wait_for(
+                Speaking, lambda m: m.turn == turn and not m.speaking, timeout=15 + 0.2 * len(text)
             )
         except RequestTimeout:
             raise RequestTimeout("the TTS service did not finish speaking in time") from None

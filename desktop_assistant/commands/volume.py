@@ -7,7 +7,6 @@ import asyncio
 import sys
 
 from bus.client import RequestTimeout
-from bus.message import new_id
 from bus.messages import VolumeRequest, VolumeState
 from desktop_assistant.commands.busclient import cli_bus
 
@@ -45,8 +44,8 @@ async def _ask(config: str | None, action: str, value: float | None) -> float:
         # reaching the broker would be lost (bus.request subscribes only as it sends).
         bus.subscribe(VolumeState.TOPIC)
         await bus.wait_connected()
-        command = VolumeRequest(action=action, value=value, request_id=new_id())
+        command = VolumeRequest(action=action, value=value)
         state = await bus.request(
-            command, VolumeState, lambda s: s.request_id == command.request_id, TIMEOUT
+            command, VolumeState, TIMEOUT
         )
         return state.volume

@@ -10,7 +10,6 @@ from typing import Any
 
 from bus.client import Bus, RequestTimeout
 from bus.liveness import AnswererLost, Liveness, request_watched
-from bus.message import new_id
 from bus.messages import ClearHistoryRequest, Heartbeat, HistoryCleared, QuestionRequest, Reply
 from services.names import DIALOGUE, TOOLS
 
@@ -122,7 +121,7 @@ class BrainBridge:
                 )
             self._require_dialogue()
             ask = QuestionRequest(
-                request_id=request_id,
+                id=request_id,  # a repeated request_id is the same request: answered once
                 session=SESSION_PREFIX + session_id,
                 text=text,
                 client_type=client_type,
@@ -141,7 +140,6 @@ class BrainBridge:
                 DIALOGUE,
                 ask,
                 Reply,
-                lambda r: r.request_id == ask.request_id,
                 self.timeout,
             )
         except AnswererLost as exc:
@@ -152,7 +150,7 @@ class BrainBridge:
             ) from None
         answer = Answer(reply.text, reply.control, reply.error)
         if reply.error is None:  # a failed turn may be retried with the same id
-            self._answers[ask.request_id] = (key, answer)
+            self._answers[ask.id] = (key, answer)
             while len(self._answers) > REMEMBERED:
                 self._answers.popitem(last=False)
         return answer
@@ -164,11 +162,9 @@ class BrainBridge:
 
     async def clear(self, session_id: str) -> None:
         self._require_dialogue()
-        request = ClearHistoryRequest(request_id=new_id(), session=SESSION_PREFIX + session_id)
+        request = ClearHistoryRequest(session=SESSION_PREFIX + session_id)
         try:
-            await self.bus.request(
-                request, HistoryCleared, lambda m: m.request_id == request.request_id, CLEAR_TIMEOUT
-            )
+            await self.bus.request(request, HistoryCleared, CLEAR_TIMEOUT)
         except RequestTimeout:
             raise NoAnswer(
                 f"the dialogue service did not confirm within {CLEAR_TIMEOUT:g} s"

@@ -26,6 +26,7 @@ from bus.messages import (
     ToolResult,
     TraceMark,
     Transcript,
+    VolumeState,
 )
 from services.base import Service
 from services.dialogue.history import Sessions
@@ -117,6 +118,10 @@ class DialogueService(Service):
     def _late_result(self, msg: ToolResult) -> None:
         """A result nobody waits for any more (its call gave up): the turn went on without it.
         Subscribed from the start so that no turn's first result can be missed."""
+
+    def _volume(self, msg: VolumeState) -> None:
+        """A volume change: only a turn's answer to its controls matters (its turn waits
+        for it). Subscribed from the start so that no turn's first answer can be missed."""
 
     def _clear_request(self, msg: ClearHistoryRequest) -> None:
         self.tasks.spawn(self._clear(msg))
@@ -260,4 +265,5 @@ class DialogueService(Service):
         QuestionRequest: _text_turn,
         ClearHistoryRequest: _clear_request,
         ToolResult: _late_result,
+        VolumeState: _volume,
     }

@@ -17,7 +17,6 @@ from typing import Any
 
 from bus.client import Bus, RequestTimeout
 from bus.liveness import AnswererLost, Liveness, request_watched
-from bus.message import new_id
 from bus.messages import ToolCatalog, ToolRequest, ToolResult
 from bus.ratelimit import RateLimitedLog
 from services.dialogue.toolcalls import ToolCallRequest
@@ -175,7 +174,6 @@ class Toolbox:
         except ValueError as exc:
             return ToolOutcome(f"error: {exc}")
         request = ToolRequest(
-            call_id=new_id(),
             name=call.name,
             arguments=json.dumps(arguments, ensure_ascii=False),
             turn=turn,
@@ -187,7 +185,6 @@ class Toolbox:
                 EXECUTOR,
                 request,
                 ToolResult,
-                lambda r: r.call_id == request.call_id,
                 spec.timeout + self.margin,
             )
         except AnswererLost as exc:

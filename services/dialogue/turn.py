@@ -31,6 +31,7 @@ class TurnRequest:
 
     turn: str
     request_id: str
+    """The id its Reply answers: the QuestionRequest's id, or the turn id of a voice turn."""
     session: str
     text: str
     lang: str

@@ -43,7 +43,7 @@ MALFORMED = [
     [b"tools.call", b"{}", b"extra"],
     [b"nope.topic", msgpack.packb({})],
     [b"tools.call", b"\xc1\xc1"],
-    [b"tools.call", msgpack.packb({"call_id": 5, "name": "x", "arguments": "{}"})],
+    [b"tools.call", msgpack.packb({"id": 5, "name": "x", "arguments": "{}"})],
     [b"tools.call", msgpack.packb({"name": "x"})],
     [b"tools.call", b"\x00" * (9 * 1024 * 1024)],
 ]
@@ -59,7 +59,7 @@ def test_malformed_messages_are_reported_and_dropped(
         await receiver.wait_path(sender)
         for frames in MALFORMED:
             sender.send_raw(frames)
-            sender.publish(ToolRequest(call_id=str(len(invalid)), name="ok", arguments="{}"))
+            sender.publish(ToolRequest(name="ok", arguments="{}"))
         valid = []
         while len(valid) < len(MALFORMED):
             msg = await receiver.recv(timeout=5)
@@ -111,13 +111,12 @@ def test_request_answered_in_time(broker: Process, config_folder: ConfigFolder) 
         async def answer() -> None:
             ask = await responder.recv(timeout=5)
             assert isinstance(ask, QuestionRequest)
-            responder.publish(Reply(request_id=ask.request_id, session="s", text="hi!"))
+            responder.publish(Reply(reply_to=ask.id, session="s", text="hi!"))
 
         task = asyncio.ensure_future(answer())
         reply = await caller.request(
-            QuestionRequest(request_id="r1", session="s", text="hi"),
+            QuestionRequest(session="s", text="hi"),
             Reply,
-            lambda r: r.request_id == "r1",
             timeout=5,
         )
         await task
@@ -134,9 +133,8 @@ def test_request_without_answerer_times_out_clearly(
         start = loop.time()
         with pytest.raises(RequestTimeout, match="nobody answered tools.call with tools.result"):
             await caller.request(
-                ToolRequest(call_id="c", name="now", arguments="{}"),
+                ToolRequest(name="now", arguments="{}"),
                 ToolResult,
-                lambda r: r.call_id == "c",
                 timeout=0.3,
             )
         assert loop.time() - start < 2

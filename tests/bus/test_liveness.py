@@ -76,9 +76,9 @@ def test_a_request_gives_up_when_its_answerer_restarts(
         async with asyncio.timeout(5):
             while live.working_pid("dialogue") is None:
                 await asyncio.sleep(0.01)  # polling for the heartbeat, with a deadline
-        ask = QuestionRequest(request_id="r1", session="s", text="Hi")
+        ask = QuestionRequest(session="s", text="Hi")
         asked = asyncio.ensure_future(
-            request_watched(asker, live, "dialogue", ask, Reply, lambda r: True, timeout=30)
+            request_watched(asker, live, "dialogue", ask, Reply, timeout=30)
         )
         done, _ = await asyncio.wait({asked}, timeout=0.3)
         assert not done  # nobody answers: it waits

@@ -97,14 +97,14 @@ def body(**fields: typing.Any) -> bytes:
         ([b"no.such.topic", body()], "unknown topic"),
         ([b"tools.call", b"\xc1"], "not msgpack"),
         ([b"tools.call", msgpack.packb([1, 2])], "body is not a map"),
-        ([b"tools.call", body(call_id="1", name="x")], "missing field 'arguments'"),
-        ([b"tools.call", body(call_id=1, name="x", arguments="{}")], "field 'call_id'"),
+        ([b"tools.call", body(name="x")], "missing field 'arguments'"),
+        ([b"tools.call", body(id=1, name="x", arguments="{}")], "field 'id'"),
         ([b"tts.speaking", body(speaking="yes")], "field 'speaking'"),
         ([b"sys.heartbeat", body(service="a", pid=True, state="r", version="1")], "field 'pid'"),
         ([b"tools.call", b"\xdb\xff\xff\xff\xff"], "not msgpack"),
         ([b"tools.call", b"\x91" * 5000], "body is not a map"),
         ([b"control.action", body(actions=b"\x91" * 5000)], "field 'actions'"),
-        ([b"tools.call", body(call_id="1", name="x", arguments={})[:-1]], "not msgpack"),
+        ([b"tools.call", body(name="x", arguments={})[:-1]], "not msgpack"),
         ([b"control.action", body(actions=[deep(40)])], "nested"),
         ([b"control.action", body(actions=[{1: "up"}])], "field 'actions': a map key at [0]"),
         ([b"tools.catalog", body(tools=[{"parameters": {"a": {(1, 2): 1}}}])], "not a string"),
@@ -149,7 +149,7 @@ def test_numbers_of_other_types_travel_as_plain_numbers() -> None:
 def test_a_relayed_message_keeps_every_field() -> None:
     from bus.messages import ToolResult
 
-    received = decode([b"tools.result", body(call_id="1", name="now", content="noon", src="x")])
+    received = decode([b"tools.result", body(reply_to="1", name="now", content="noon", src="x")])
     relayed = msgpack.unpackb(encode(received, src="relay")[1])
     fields = [f.name for f in dataclasses.fields(ToolResult)]
     assert list(relayed) == fields  # "v", "turn", "site" and the defaults too, in order
@@ -198,6 +198,6 @@ def test_optional_free_form_fields_are_checked_too() -> None:
 def test_probe_suffix_maps_back_to_probe() -> None:
     from bus.messages import Probe
 
-    frames = encode(Probe(nonce="n"), suffix="n")
+    frames = encode(Probe(id="n"), suffix="n")
     assert frames[0] == b"sys.probe.n"
-    assert decode(frames) == Probe(nonce="n", id=decode(frames).id, ts=decode(frames).ts)
+    assert decode(frames) == Probe(id="n", ts=decode(frames).ts)

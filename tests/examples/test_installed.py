@@ -23,9 +23,8 @@ from tests.helpers.vdir import Vdir, event
 async def call(bus: Bus, name: str, arguments: dict[str, object], call_id: str) -> ToolResult:
     return await request(
         bus,
-        ToolRequest(call_id=call_id, name=name, arguments=json.dumps(arguments), turn="t"),
+        ToolRequest(id=call_id, name=name, arguments=json.dumps(arguments), turn="t"),
         ToolResult,
-        lambda r: r.call_id == call_id,
         timeout=30,
     )
 
@@ -54,7 +53,7 @@ def test_examples_work_from_a_config_folder(
 
             async def body(bus: Bus) -> None:
                 await wait_ready(bus, proc)
-                catalog = await request(bus, ToolCatalogRequest(), ToolCatalog, lambda m: True, 10)
+                catalog = await request(bus, ToolCatalogRequest(), ToolCatalog, 10)
                 by_name = {tool["name"]: tool for tool in catalog.tools}
                 assert sorted(by_name) == ["calendar", "now", "search", "weather"]
                 assert by_name["now"]["announce"] == {} and by_name["calendar"]["announce"] == {}

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from bus.client import Bus
-from bus.message import Message, new_id
+from bus.message import Message
 from bus.messages import Heartbeat, QuestionRequest, Reply
 from desktop_assistant.systemd import read_procfile
 from tests.helpers.broker import wait_broker
@@ -266,9 +266,9 @@ class Recorder:
     async def ask(self, text: str, session: str = "test", timeout: float = 60.0) -> Reply:
         """A text turn over the bus, as ``desktop-assistant ask`` sends it; its turn id is the
         request id."""
-        request = QuestionRequest(request_id=new_id(), session=session, text=text)
+        request = QuestionRequest(session=session, text=text)
         self.bus.publish(request)
-        return await self.until(Reply, lambda r: r.request_id == request.request_id, timeout)
+        return await self.until(Reply, lambda r: r.reply_to == request.id, timeout)
 
     def of(self, kind: type[M], turn: str | None = None) -> list[M]:
         return [m for m in self.seen if isinstance(m, kind) and (turn is None or m.turn == turn)]

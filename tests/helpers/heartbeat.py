@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import TypeVar
 
 from bus.client import Bus
@@ -27,9 +26,7 @@ async def wait_ready(bus: Bus, proc: Process, timeout: float = 30.0) -> None:
     raise AssertionError(f"{proc.module} never became ready:\n{proc.output()}")
 
 
-async def request(
-    bus: Bus, msg: Message, reply: type[M], match: Callable[[M], bool], timeout: float
-) -> M:
+async def request(bus: Bus, msg: Message, reply: type[M], timeout: float) -> M:
     """``bus.request`` once our subscription to the reply's topic has reached the broker.
 
     ``Bus.request`` subscribes to the reply topic and publishes at once; a
@@ -38,4 +35,4 @@ async def request(
     """
     bus.subscribe(reply.TOPIC)
     await bus.wait_connected()
-    return await bus.request(msg, reply, match, timeout)
+    return await bus.request(msg, reply, timeout)

@@ -159,9 +159,9 @@ async def turn(
 
 
 async def volume(bus: Bus, action: str, value: float | None = None) -> float:
-    request = VolumeRequest(action=action, value=value, request_id=new_id())
+    request = VolumeRequest(action=action, value=value)
     state = await bus.request(
-        request, VolumeState, lambda s: s.request_id == request.request_id, timeout=10
+        request, VolumeState, timeout=10
     )
     return state.volume
 

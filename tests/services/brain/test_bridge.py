@@ -29,7 +29,7 @@ async def connected(brain: Bus, dialogue: Bus, timeout: float = 5.0) -> BrainBri
 
 def answer(dialogue: Bus, ask: QuestionRequest, text: str, error: str | None = None) -> None:
     dialogue.publish(
-        Reply(request_id=ask.request_id, session=ask.session, text=text, error=error)
+        Reply(reply_to=ask.id, session=ask.session, text=text, error=error)
     )
 
 

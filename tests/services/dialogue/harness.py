@@ -13,6 +13,7 @@ from bus.client import Bus
 from bus.endpoints import Endpoints
 from bus.message import Message, new_id
 from bus.messages import (
+    ActionRequest,
     Heartbeat,
     QuestionRequest,
     Reply,
@@ -20,6 +21,7 @@ from bus.messages import (
     SpeculativeTranscript,
     TraceMark,
     Transcript,
+    VolumeState,
 )
 from services.dialogue.service import DialogueService
 from services.names import SPEAKER
@@ -86,6 +88,9 @@ class Harness:
             }
         )
         self.seen: list[Message] = []
+        self.said_instead: str | None = None
+        """What the speaker says instead of a voice turn's answer after its controls ("":
+        the answer); None: no speaker answers them."""
         self._buses: list[Bus] = []
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -106,6 +111,10 @@ class Harness:
             "sys.error",
         )
         await self.client.wait_connected()
+        speaker = self._bus("speaker")
+        speaker.subscribe(ActionRequest.TOPIC)
+        await speaker.wait_connected()
+        self._tasks.append(asyncio.ensure_future(self._answer_controls(speaker)))
         if self.tools is not None:
             self.executor = ScriptedExecutor(
                 self._bus("tools"), self.tools, self.results, self.barrier
@@ -166,21 +175,22 @@ class Harness:
     async def ask(
         self, text: str, session: str = "s1", client_type: str = "text", lang: str | None = None
     ) -> TurnRecord:
-        request_id = new_id()
-        self.client.publish(
-            QuestionRequest(
-                request_id=request_id,
-                session=session,
-                text=text,
-                client_type=client_type,
-                lang=lang,
-            )
-        )
-        return await self.reply(request_id)
+        request = QuestionRequest(session=session, text=text, client_type=client_type, lang=lang)
+        self.client.publish(request)
+        return await self.reply(request.id)  # a text turn's turn id is its request's id
 
-    def audio_output_alive(self) -> None:
-        """A speaker's heartbeat (either TTS service beats under this one name)."""
+    def audio_output_alive(self, said_instead: str = "") -> None:
+        """A speaker's heartbeat (either TTS service beats under this one name); from now on
+        it answers each voice turn's controls as the speaker does, saying ``said_instead``
+        instead of the answer where not empty (a step past a limit)."""
+        self.said_instead = said_instead
         self.client.publish(Heartbeat(service=SPEAKER, pid=1, state="ready", version="test"))
+
+    async def _answer_controls(self, speaker: Bus) -> None:
+        async for msg in speaker:
+            if isinstance(msg, ActionRequest) and self.said_instead is not None:
+                speaker.publish(VolumeState(volume=1.0, turn=msg.turn,
+                                            said_instead=self.said_instead))
 
 
 WEATHER = tool("weather", "Current weather.", {"place": "string"})

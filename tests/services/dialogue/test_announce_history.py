@@ -123,8 +123,8 @@ def test_failed_turns_stay_out_of_history_and_clear_history(
         await h.ask("I am Ann", session="a")
         await h.ask("Broken", session="a")
         await h.ask("Who am I?", session="a")
-        h.client.publish(ClearHistoryRequest(request_id="r1", session="a"))
-        cleared = await h.next(HistoryCleared, lambda m: m.request_id == "r1")
+        h.client.publish(ClearHistoryRequest(id="r1", session="a"))
+        cleared = await h.next(HistoryCleared, lambda m: m.reply_to == "r1")
         assert cleared.session == "a"
         await h.ask("Who am I?", session="a")
 

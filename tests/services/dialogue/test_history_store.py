@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 from bus.client import Bus
-from bus.message import new_id
 from bus.messages import Error, Heartbeat, QuestionRequest, Reply
 from services.dialogue.history import Sessions
 from services.dialogue.history_store import HistoryStore
@@ -103,8 +102,8 @@ def test_history_survives_a_killed_dialogue_and_a_bad_file_is_not_a_crash(
 
     async def ask(bus: Bus, session: str, text: str) -> Reply:
         await bus.wait_for(Heartbeat, lambda h: h.service == "dialogue" and h.state == "ready", 30)
-        request = QuestionRequest(request_id=new_id(), session=session, text=text)
-        return await bus.request(request, Reply, lambda r: r.request_id == request.request_id, 10)
+        request = QuestionRequest(session=session, text=text)
+        return await bus.request(request, Reply, 10)
 
     async def first(bus: Bus) -> None:
         llm.script(c.text("Hello Ada."))

@@ -16,8 +16,8 @@ from tests.helpers.processes import Process
 
 
 async def ask(bus: Bus, text: str) -> Reply:
-    request = QuestionRequest(request_id=new_id(), session="cli", text=text)
-    return await bus.request(request, Reply, lambda r: r.request_id == request.request_id, 10)
+    request = QuestionRequest(session="cli", text=text)
+    return await bus.request(request, Reply, 10)
 
 
 def test_the_service_process_waits_for_an_llm_without_restarting(

@@ -59,7 +59,7 @@ def test_text_turns_are_not_spoken_and_repeated_asks_run_once(
         assert record.reply.session == "cli"
         assert record.says == []
         h.client.publish(
-            QuestionRequest(request_id=record.reply.request_id, session="cli", text="The answer?")
+            QuestionRequest(id=record.reply.reply_to or "", session="cli", text="The answer?")
         )
         again = await h.reply(record.reply.turn or "")
         assert again.reply.text == "Forty-two."
@@ -86,7 +86,7 @@ def test_tool_results_go_to_the_executor_of_this_turn_only(
         (call,) = h.executor.calls
         assert isinstance(call, ToolRequest)
         # A bus-wide unique id, not the model's per-response "call_0".
-        assert call.call_id.startswith(new_id()[:16]) and not call.call_id.startswith("call_")
+        assert call.id.startswith(new_id()[:16]) and not call.id.startswith("call_")
         await until(lambda: not h.service._in_flight)
 
     run(module_broker, llm, body, tools=[NOW])

@@ -67,7 +67,7 @@ class Session:
 
     def answer(self, turn: str | None, conversation: str, control: list | None = None) -> None:
         assert turn
-        self.bus.publish(Reply(request_id=turn, session="local", text=conversation,
+        self.bus.publish(Reply(reply_to=turn, session="local", text=conversation,
                                control=control or [], turn=turn))
 
 

@@ -43,9 +43,8 @@ def start_tools(config_folder: ConfigFolder, broker: Process, log_dir: Path) -> 
 async def call(bus: Bus, name: str, arguments: str, call_id: str, turn: str = "t1") -> ToolResult:
     return await request(
         bus,
-        ToolRequest(call_id=call_id, name=name, arguments=arguments, turn=turn),
+        ToolRequest(id=call_id, name=name, arguments=arguments, turn=turn),
         ToolResult,
-        lambda r: r.call_id == call_id,
         timeout=30,
     )
 
@@ -72,7 +71,7 @@ def test_catalog_at_start_periodically_and_on_request(
             assert isinstance(first, ToolCatalog), proc.output()
             second = await listener.recv(timeout=5)  # and again after catalog_interval
             assert isinstance(second, ToolCatalog) and second.tools == first.tools
-            answer = await listener.request(ToolCatalogRequest(), ToolCatalog, lambda m: True, 5)
+            answer = await listener.request(ToolCatalogRequest(), ToolCatalog, 5)
             assert answer.tools == first.tools
         finally:
             proc.stop()
@@ -173,7 +172,7 @@ def test_a_repeated_call_id_runs_once(
     async def body(bus: Bus) -> None:
         bus.subscribe(ToolResult.TOPIC)
         await bus.wait_connected()
-        msg = ToolRequest(call_id="same", name="counted", arguments="{}", turn="t1")
+        msg = ToolRequest(id="same", name="counted", arguments="{}", turn="t1")
         bus.publish(msg)
         await until(runs.exists, "the first run started", timeout=30)
         bus.publish(msg)  # the same call again while the first run is still going
@@ -184,7 +183,7 @@ def test_a_repeated_call_id_runs_once(
         bus.publish(msg)  # and once more after it was answered
         results.append(await next_result(bus))
         assert [r.content for r in results] == [results[0].content] * 3
-        assert all(r.ok and r.call_id == "same" and r.turn == "t1" for r in results)
+        assert all(r.ok and r.reply_to == "same" and r.turn == "t1" for r in results)
         # the same call id in another turn is another call
         again = await call(bus, "counted", "{}", "same", turn="t2")
         assert again.content != results[0].content
@@ -232,7 +231,7 @@ def test_missing_tools_folder_means_no_tools(
     start_tools()
 
     async def body(bus: Bus) -> None:
-        catalog = await request(bus, ToolCatalogRequest(), ToolCatalog, lambda m: True, 10)
+        catalog = await request(bus, ToolCatalogRequest(), ToolCatalog, 10)
         assert catalog.tools == []
         result = await call(bus, "now", "{}", "c1")
         assert result.content == "error: unknown tool 'now' (known: none)"
@@ -272,7 +271,7 @@ def test_stopping_the_service_kills_running_tools(
     proc = start_tools()
 
     async def body(bus: Bus) -> None:
-        bus.publish(ToolRequest(call_id="c1", name="long", arguments="{}"))
+        bus.publish(ToolRequest(name="long", arguments="{}"))
         pid = await asyncio.to_thread(read_pid, pidfile)
         assert proc.stop() == 0
         assert wait_dead(pid)

@@ -41,7 +41,7 @@ def test_a_remote_voice_ui_gets_the_time_and_the_volume_control(world: World) ->
                 assert await asyncio.to_thread(app.turn, "What time is it?")
                 answered = clock()
                 ask = await rec.until(QuestionRequest, lambda a: a.session == f"brain:{session}")
-                time_turn = ask.turn or ask.request_id
+                time_turn = ask.turn or ask.id
                 result = await rec.until(ToolResult, lambda r: r.turn == time_turn)
                 assert (result.name, result.ok) == ("now", True)
                 assert said == [(f"It is {result.content}.", 1.0)]
@@ -53,8 +53,8 @@ def test_a_remote_voice_ui_gets_the_time_and_the_volume_control(world: World) ->
                 )
                 assert await asyncio.to_thread(app.turn, "Louder, please.")
                 assert said[1] == ("Okay.", 1.1)  # the UI's own volume, applied before speaking
-                second = await rec.until(QuestionRequest, lambda a: a.request_id != ask.request_id)
-                volume_turn = second.turn or second.request_id
+                second = await rec.until(QuestionRequest, lambda a: a.id != ask.id)
+                volume_turn = second.turn or second.id
 
             await rec.drain(1.0)
             for turn in (time_turn, volume_turn):

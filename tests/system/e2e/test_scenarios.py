@@ -31,7 +31,7 @@ async def tool_scenario(
     script_tool_turn(world, tool, "Here is what I found: {}", **arguments)
     async with Recorder(world.assistant) as rec:
         reply = await rec.ask(question, session=f"live-{tool}")
-        turn = reply.request_id
+        turn = reply.reply_to
         (call,) = [m for m in rec.of(ToolRequest) if m.turn == turn]
         (done,) = [m for m in rec.of(ToolResult) if m.turn == turn]
     assert reply.error is None, reply

@@ -86,17 +86,17 @@ def test_louder_by_voice_reaches_the_speaker_before_the_answer_is_played(world: 
 
     async def scenario() -> None:
         async with Recorder(assistant) as rec:
-            start = VolumeRequest(action="set", value=0.5, request_id="e2e-volume")
+            start = VolumeRequest(action="set", value=0.5)
             state = await rec.bus.request(
-                start, VolumeState, lambda s: s.request_id == start.request_id, 10
+                start, VolumeState, 10
             )
             assert state.volume == 0.5
             try:
                 turn = await voice_turn(assistant, rec, "Turn the volume up, please.")
             finally:
-                reset = VolumeRequest(action="set", value=1.0, request_id="e2e-volume-reset")
+                reset = VolumeRequest(action="set", value=1.0)
                 await rec.bus.request(
-                    reset, VolumeState, lambda s: s.request_id == reset.request_id, 10
+                    reset, VolumeState, 10
                 )
             mine = turn.messages(rec.seen)
             assert len(rec.of(Transcript)) == 1

@@ -144,7 +144,7 @@ async def voice_turn(
         await asyncio.to_thread(assistant.card.play, wav)
         transcript = await rec.until(Transcript, timeout=60)
         turn = transcript.turn or ""
-        reply = await rec.until(Reply, lambda r: r.request_id == turn, timeout=60)
+        reply = await rec.until(Reply, lambda r: r.reply_to == turn, timeout=60)
         await rec.until(Speaking, lambda s: s.turn == turn and not s.speaking, timeout=60)
         answered = clock()
         await rec.drain(quiet)

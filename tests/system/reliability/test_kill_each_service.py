@@ -148,7 +148,7 @@ def test_tools(assistant: Assistant) -> None:
         tool_pid = int(pid_file.read_text())
         assistant.kill("tools")  # while the tool runs
         died = time.monotonic()
-        reply = await rec.until(Reply, lambda m: m.request_id == turn, BOUND)
+        reply = await rec.until(Reply, lambda m: m.reply_to == turn, BOUND)
         assert reply.error == "tools-unavailable"
         assert time.monotonic() - died < 3 * 0.5 + 2.0  # the call did not wait out its 30 s
         result = assistant.llm.requests[-1]["messages"][-1]

@@ -229,7 +229,7 @@ def test_tool_faults(assistant: Assistant) -> None:
             assistant.llm.script(c.tool_calls([c.call(name)]), c.text(answer))
             turn = new_id()
             rec.bus.publish(Transcript(text=QUESTION, lang="en", turn=turn))
-            reply = await rec.until(Reply, lambda m, t=turn: m.request_id == t, 30)
+            reply = await rec.until(Reply, lambda m, t=turn: m.reply_to == t, 30)
             assert (reply.text, reply.error) == (answer, None)  # the model said it
             result = assistant.llm.requests[-1]["messages"][-1]
             assert (result["role"], result["content"]) == ("tool", error)
