@@ -111,8 +111,9 @@ def test_a_final_with_the_partial_audio_reuses_the_speculative_transcript(
         return got
 
     got = with_buses(stack.endpoints, ["test"], body)
+    # One transcript for the turn, with the words. (That the final reuses the partial's run
+    # rather than running again is counted in test_service.py, with a backend that counts.)
     assert [(t.turn, words(t.text)) for t in got[:-1]] == [(turn, words(QUESTIONS[1]))]
-    assert f"turn {turn}" in stt.output() and ", speculative" in stt.output()
 
 
 def test_a_partial_is_guessed_aloud_and_its_final_confirms_the_words(
