@@ -33,11 +33,10 @@ def assistant() -> Iterator[Assistant]:
 def test_without_an_llm_it_starts_and_says_where_it_expects_one(assistant: Assistant) -> None:
     url = assistant.llm.url
     port = assistant.llm.port
+    # What the user reads to fix it (the rest is on the bus, below): the address tried, and
+    # the key and the file to set another in.
     log = assistant.processes["dialogue"].output()
-    assert (
-        f"no language model server answers at {url} (ConnectError" in log
-        and f"or set `llm` in {assistant.folder / 'config.toml'} to your server's" in log
-    ), log
+    assert url in log and f"set `llm` in {assistant.folder / 'config.toml'}" in log, log
 
     async def scenario() -> None:
         async with Recorder(assistant) as rec:
@@ -89,4 +88,3 @@ def test_it_answers_as_soon_as_a_server_appears(assistant: Assistant) -> None:
 
     asyncio.run(scenario())
     assert dialogue.popen.poll() is None and assistant.processes["dialogue"] is dialogue
-    assert f"the language model server at {llm.url} answers now" in dialogue.output()
