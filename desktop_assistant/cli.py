@@ -7,6 +7,7 @@ import importlib
 import sys
 
 from bus.process import add_common_arguments
+from desktop_assistant.parsing import IntermixedParser
 
 COMMANDS = [
     "ask", "say", "listen", "volume", "config", "tap", "doctor", "tools", "keys", "systemd",
@@ -18,7 +19,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="desktop-assistant", description="A local, private voice assistant."
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, parser_class=IntermixedParser
+    )
     for name in COMMANDS:
         module = importlib.import_module(f"desktop_assistant.commands.{name}")
         command = module.register(sub)
