@@ -66,3 +66,7 @@ class VolumeState(Message):
 
     TOPIC = "tts.volume.state"
     volume: float
+    said_instead: str = ""
+    """On the state a voice turn's controls led to: the phrase spoken instead of the turn's
+    answer, because a step went past a limit ("これ以上大きくできません"); the dialogue keeps
+    it in the history, as what the assistant said."""

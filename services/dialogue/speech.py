@@ -6,10 +6,18 @@ for text turns and remote clients the same calls only collect nothing.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any
 
-from bus.client import Bus
-from bus.messages import ActionRequest, SpeakRequest
+from bus.client import Bus, RequestTimeout
+from bus.messages import ActionRequest, SpeakRequest, VolumeState
+
+log = logging.getLogger(__name__)
+
+CONTROL_ANSWER_TIMEOUT = 2.0
+"""Seconds the end of a turn waits for the speaker's answer to its controls: it answers at
+once when it runs; without it the history keeps the model's words."""
 
 
 class Speech:
@@ -22,6 +30,7 @@ class Speech:
         """Pieces are sent as speculative (held by the audio side) until this turns False."""
         self.seq = 0
         self.finished = False
+        self._control_answer: asyncio.Future[VolumeState] | None = None
 
     def say(self, text: str, kind: str = "answer") -> None:
         self._send(text, kind, final=False)
@@ -34,7 +43,26 @@ class Speech:
 
     def control(self, actions: list[dict[str, Any]]) -> None:
         if self.local and actions:
+            # Waiting from before the publish: the answer cannot come first. A later control
+            # of the turn replaces the wait (the speaker's answer covers the whole turn).
+            answer = asyncio.ensure_future(
+                self._bus.wait_for(VolumeState, lambda s: s.turn == self.turn,
+                                   timeout=CONTROL_ANSWER_TIMEOUT)
+            )
+            answer.add_done_callback(_retrieved)
+            self._control_answer = answer
             self._bus.publish(ActionRequest(actions=actions, lang=self.lang, turn=self.turn))
+
+    async def said_instead(self) -> str:
+        """The phrase the speaker says instead of the answer, because a control went past
+        a limit ("これ以上大きくできません"); "" when the answer is said."""
+        if self._control_answer is None:
+            return ""
+        try:
+            return (await self._control_answer).said_instead
+        except RequestTimeout:
+            log.warning("turn %s: the speaker did not answer its controls", self.turn)
+            return ""
 
     def _send(self, text: str, kind: str, final: bool) -> None:
         if not self.local:
@@ -44,3 +72,9 @@ class Speech:
                          turn=self.turn, speculative=self.speculative)
         )
         self.seq += 1
+
+
+def _retrieved(answer: asyncio.Future[VolumeState]) -> None:
+    """A turn that failed never asks for its answer: its timeout is not an error to report."""
+    if not answer.cancelled():
+        answer.exception()

@@ -115,8 +115,11 @@ class Turn:
         except Exception as exc:  # a bug must cost one answer, not the service
             log.exception("turn %s failed", req.turn)
             return self._failed("internal-error", f"{type(exc).__name__}: {exc}")
-        conversation = " ".join(self.answer)
-        self.sessions.remember(req.session, req.text, conversation)
+        # The history keeps what was said: the speaker's phrase where it replaced the words,
+        # and nothing for a turn that said nothing (an empty reply is no assistant message).
+        conversation = await self.speech.said_instead() or " ".join(self.answer)
+        if conversation:
+            self.sessions.remember(req.session, req.text, conversation)
         return TurnResult(conversation, self.controls, self.error, self.waits)
 
     def confirm(self) -> None:

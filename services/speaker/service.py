@@ -124,10 +124,12 @@ class Speaker(Service):
         changed, override = apply_controls(msg.actions, self.volume, msg.lang)
         log.info("control %s: volume %.1f%s", msg.actions, self.volume.value,
                  f", saying {override!r} instead" if override else "")
-        if changed:
-            self.bus.publish(VolumeState(volume=self.volume.value, turn=msg.turn))
         if override is not None:
             state.override, state.lang = override, msg.lang
+        if changed or override is not None:
+            # Also at a limit, unchanged: the dialogue learns what is said instead.
+            self.bus.publish(VolumeState(volume=self.volume.value, turn=msg.turn,
+                                         said_instead=state.override or ""))
 
     def _volume_command(self, msg: VolumeRequest) -> None:
         if msg.action in ("up", "down"):

@@ -107,6 +107,10 @@ def test_a_step_past_the_limit_says_so_instead_of_the_reply(
     after, got = tts.session(body)
     assert after == start
     assert [m.text for m in got if isinstance(m, Spoken)] == [CANNOT_GO[lang][direction]]
+    # unchanged, and still told: the dialogue keeps the phrase said as the turn's reply
+    assert [(m.volume, m.said_instead) for m in got if isinstance(m, VolumeState)] == [
+        (start, CANNOT_GO[lang][direction])
+    ]
     assert CANNOT_GO["ja"] == {"up": "これ以上大きくできません", "down": "これ以上小さくできません"}
 
 

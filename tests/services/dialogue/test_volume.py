@@ -94,3 +94,41 @@ def test_not_offered_without_an_audio_output_or_to_text_clients(
     assert all(offered(r) == ["now"] for r in llm.requests)
     (result,) = tool_messages(llm.requests[3])
     assert result["content"] == "error: unknown tool 'adjust_volume' (available: now)"
+
+
+def test_the_history_keeps_the_phrase_said_at_the_limit_not_the_models_words(
+    module_broker: Endpoints, llm: ScriptedLLM
+) -> None:
+    limit = "これ以上大きくできません"
+    llm.script(c.tool_calls([c.call("adjust_volume", direction="up")]), c.text("大きくしました。"),
+               c.text("はい。"))
+
+    async def body(h: Harness) -> None:
+        h.audio_output_alive(said_instead=limit)  # the volume is at its maximum
+        record = await h.voice("もっと大きく", lang="ja")
+        assert record.reply.text == limit
+        h.audio_output_alive()
+        await h.voice("ありがとう", lang="ja")
+
+    run(module_broker, llm, body)
+    assert llm.requests[-1]["messages"][1:] == [
+        {"role": "user", "content": "もっと大きく"},
+        {"role": "assistant", "content": limit},
+        {"role": "user", "content": "ありがとう"},
+    ]
+
+
+def test_a_turn_that_said_nothing_leaves_no_empty_assistant_message(
+    module_broker: Endpoints, llm: ScriptedLLM
+) -> None:
+    llm.script(c.tool_calls([c.call("adjust_volume", direction="down")]), c.text(""),
+               c.text("Quieter it is."))
+
+    async def body(h: Harness) -> None:
+        h.audio_output_alive()  # the volume went down: nothing to say instead
+        record = await h.voice("Quieter")
+        assert record.reply.text == "" and record.spoken == []
+        await h.voice("Thanks")
+
+    run(module_broker, llm, body)
+    assert llm.requests[-1]["messages"][1:] == [{"role": "user", "content": "Thanks"}]
