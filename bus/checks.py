@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -27,6 +28,9 @@ def check_free_form(value: Any, depth: int = 0) -> None:
             if type(key) is not str:
                 raise ValueError(f"a map key that is not a string ({type(key).__name__})")
             check_free_form(item, depth + 1)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):  # a nested type: its free-form fields
+            check_free_form(getattr(value, f.name), depth + 1)
     elif not isinstance(value, _LEAVES):
         raise ValueError(f"a value of type {type(value).__name__}")
 

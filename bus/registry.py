@@ -97,16 +97,31 @@ def register(cls: type[Message]) -> type[Message]:
 def _free_form(hint: Any) -> bool:
     if hint is Any or typing.get_origin(hint) in (list, dict):
         return True
+    if _is_nested(hint):
+        return any(_free_form(h) for h in typing.get_type_hints(hint).values())
     return typing.get_origin(hint) in (typing.Union, types.UnionType) and any(
         _free_form(a) for a in typing.get_args(hint)
     )
 
 
+def _is_nested(hint: Any) -> bool:
+    """A frozen dataclass carried inside a message (a catalog's :class:`ToolSpec`)."""
+    return (
+        isinstance(hint, type)
+        and dataclasses.is_dataclass(hint)
+        and hint.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        and not issubclass(hint, Message)
+    )
+
+
 def _supported(hint: Any) -> bool:
-    """Plain values, ``X | None``, and lists and maps of those (the bus carries data only)."""
+    """Plain values, ``X | None``, frozen dataclasses of those, and lists and maps of those
+    (the bus carries data only; msgspec builds a nested dataclass and runs its checks)."""
     args = [a for a in typing.get_args(hint) if a is not type(None)]
     if hint is Any or hint in _SIMPLE:
         return True
+    if _is_nested(hint):
+        return all(_supported(h) for h in typing.get_type_hints(hint).values())
     if typing.get_origin(hint) is dict:
         return args[0] is str and _supported(args[1])
     return typing.get_origin(hint) in (list, typing.Union, types.UnionType) and all(

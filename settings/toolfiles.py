@@ -45,7 +45,7 @@ class LimitsSpec(Table):
     output_bytes: int | None = Field(None, ge=2000, le=MAX_OUTPUT_BYTES)
 
 
-class ToolSpec(Table):
+class ToolFile(Table):
     """One tool file."""
 
     description: str = Field(min_length=1)
@@ -76,7 +76,7 @@ class ToolSpec(Table):
 class Tool:
     """A validated tool: its name, its spec and the file it came from."""
 
-    def __init__(self, name: str, spec: ToolSpec, path: Path) -> None:
+    def __init__(self, name: str, spec: ToolFile, path: Path) -> None:
         self.name = name
         self.spec = spec
         self.path = path
@@ -92,6 +92,8 @@ class Tool:
         }
 
     def catalog_entry(self) -> dict[str, Any]:
+        """The fields of the bus contract's catalog entry (``bus.messages.tools.ToolSpec``,
+        built by the tools service: settings sit below the bus and do not import it)."""
         return {
             "name": self.name,
             "description": self.spec.description,
@@ -128,7 +130,7 @@ def parse_tool(path: Path) -> Tool:
         )
     raw = read_toml(path)
     try:
-        spec = ToolSpec.model_validate(raw)
+        spec = ToolFile.model_validate(raw)
     except ValidationError as exc:
         raise ConfigError(describe_errors(exc, path)) from None
     undeclared = [

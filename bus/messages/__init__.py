@@ -17,7 +17,13 @@ from bus.messages.dialogue import (
 )
 from bus.messages.stt import SpeculativeTranscript, Transcript
 from bus.messages.system import Error, Heartbeat, Probe, TurnDropped
-from bus.messages.tools import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult
+from bus.messages.tools import (
+    ToolCatalog,
+    ToolCatalogRequest,
+    ToolRequest,
+    ToolResult,
+    ToolSpec,
+)
 from bus.messages.trace import TraceMark
 from bus.messages.tts import Speaking, SpeakRequest, Spoken, VolumeRequest, VolumeState
 
@@ -42,6 +48,7 @@ __all__ = [
     "ToolCatalogRequest",
     "ToolRequest",
     "ToolResult",
+    "ToolSpec",
     "TraceMark",
     "Transcript",
     "TurnDropped",

@@ -1,12 +1,47 @@
-"""Messages of the tool executor."""
+"""The tool executor's catalog, and running a tool (``tools.*``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from bus.message import Message
 from bus.registry import register
+
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""What the model APIs accept as a function name."""
+
+
+def _no_parameters() -> dict[str, Any]:
+    return {"type": "object", "properties": {}}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolSpec:
+    """One tool of the catalog: what the model is offered and how the dialogue runs it.
+
+    Not a message of its own: :class:`ToolCatalog` carries a list of them, and decoding
+    checks each one here (a bad entry makes the catalog invalid, with the reason).
+    """
+
+    name: str
+    """Letters, digits, ``_`` and ``-``, at most 64 (what the model APIs accept)."""
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=_no_parameters)
+    """The JSON schema of the arguments (default: an object without properties)."""
+    announce: dict[str, list[str]] = field(default_factory=dict)
+    """Per language, phrases of which one is spoken while the tool runs."""
+    timeout: float = 10.0
+    """Seconds the executor lets it run."""
+
+    def __post_init__(self) -> None:
+        if not _TOOL_NAME.fullmatch(self.name):
+            raise ValueError(f"bad tool name {self.name!r}")
+        if self.timeout <= 0:
+            raise ValueError(f"{self.name}: timeout must be positive, got {self.timeout!r}")
+        if not all(p.strip() for phrases in self.announce.values() for p in phrases):
+            raise ValueError(f"{self.name}: an empty announce phrase")
 
 
 @register
@@ -15,9 +50,8 @@ class ToolCatalog(Message):
     """Every tool the executor offers, published at start-up, periodically and on request."""
 
     TOPIC = "tools.catalog"
-    tools: list[dict[str, Any]]
-    """Each ``{"name", "description", "parameters": <JSON schema>,
-    "announce": {lang: [phrases]}, "timeout": seconds}``."""
+    tools: list[ToolSpec]
+    """One :class:`ToolSpec` per tool."""
 
 
 @register

@@ -22,15 +22,16 @@ MESSAGES = ROOT / "bus" / "messages"
 TOPOLOGY = Path(__file__).with_name("topology.toml")
 
 
-def message_classes() -> list[dict[str, object]]:
-    """Every registered class in bus/messages, in file order, with its fields."""
+def message_classes(nested: bool = False) -> list[dict[str, object]]:
+    """Every registered class in bus/messages, in file order, with its fields; with
+    ``nested``, the types carried inside them instead (dataclasses without a topic)."""
     classes = []
     for path in sorted(MESSAGES.glob("*.py")):
         tree = ast.parse(path.read_text())
         for node in tree.body:
-            if isinstance(node, ast.ClassDef):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
                 classes.append(_describe(node, path.stem))
-    return [c for c in classes if c["topic"]]
+    return [c for c in classes if bool(c["topic"]) != nested]
 
 
 def _describe(node: ast.ClassDef, module: str) -> dict[str, object]:
@@ -68,8 +69,12 @@ def _default(value: ast.expr) -> str:
 
 def render_topics() -> str:
     out = []
-    for cls in message_classes():
-        out.append(f"### `{cls['topic']}`: {cls['name']}\n")
+    nested = message_classes(nested=True)
+    for cls in message_classes() + nested:
+        if cls in nested:
+            out.append(f"### {cls['name']} (inside a message)\n")
+        else:
+            out.append(f"### `{cls['topic']}`: {cls['name']}\n")
         if cls["doc"]:
             out.append(f"{cls['doc']}\n")
         if cls["fields"]:

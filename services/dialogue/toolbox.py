@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 import logging
 import random
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from bus.client import Bus, RequestTimeout
 from bus.liveness import AnswererLost, Liveness, request_watched
-from bus.messages import ToolCatalog, ToolRequest, ToolResult
+from bus.messages import ToolCatalog, ToolRequest, ToolResult, ToolSpec
 from bus.ratelimit import RateLimitedLog
 from services.dialogue.toolcalls import ToolCallRequest
 from services.names import TOOLS
@@ -50,31 +49,20 @@ VOLUME_TOOL: dict[str, Any] = {
         },
     },
 }
-DEFAULT_TIMEOUT = 10.0
 EXECUTOR = TOOLS
 """The bus name of the tool executor, whose heartbeats a running call watches."""
-_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
-@dataclass(frozen=True)
-class ToolSpec:
-    """One tool of the executor's catalog, validated."""
-
-    name: str
-    description: str
-    parameters: dict[str, Any]
-    announce: dict[str, list[str]] = field(default_factory=dict)
-    timeout: float = DEFAULT_TIMEOUT
-
-    def schema(self) -> dict[str, Any]:
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters,
-            },
-        }
+def schema(spec: ToolSpec) -> dict[str, Any]:
+    """A catalog entry as the model is offered it (OpenAI's function tool)."""
+    return {
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": spec.parameters,
+        },
+    }
 
 
 @dataclass(frozen=True)
@@ -85,29 +73,6 @@ class ToolOutcome:
     """A client action (``adjust_volume``) for the voice side."""
     unavailable: bool = False
     """Nobody answered the call in time."""
-
-
-def parse_tool(entry: Any) -> ToolSpec:
-    """A catalog entry as a :class:`ToolSpec`; ValueError says what is wrong with it."""
-    if not isinstance(entry, dict):
-        raise ValueError("entry is not an object")
-    name = entry.get("name")
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ValueError(f"bad name {name!r}")
-    description = entry.get("description", "")
-    parameters = entry.get("parameters") or {"type": "object", "properties": {}}
-    timeout = entry.get("timeout", DEFAULT_TIMEOUT)
-    announce = entry.get("announce") or {}
-    if not isinstance(description, str) or not isinstance(parameters, dict):
-        raise ValueError(f"{name}: description must be text and parameters an object")
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-        raise ValueError(f"{name}: timeout must be a positive number, got {timeout!r}")
-    if not isinstance(announce, dict) or not all(
-        isinstance(v, list) and all(isinstance(p, str) and p.strip() for p in v)
-        for v in announce.values()
-    ):
-        raise ValueError(f"{name}: announce must map languages to lists of phrases")
-    return ToolSpec(name, description, parameters, announce, float(timeout))
 
 
 class Toolbox:
@@ -131,12 +96,7 @@ class Toolbox:
 
     def update(self, catalog: ToolCatalog) -> None:
         tools: dict[str, ToolSpec] = {}
-        for entry in catalog.tools:
-            try:
-                spec = parse_tool(entry)
-            except ValueError as exc:
-                self._bad.warn(str(exc), "ignored a tool of the catalog: %s", exc)
-                continue
+        for spec in catalog.tools:  # each entry was checked when the catalog was decoded
             if spec.name == VOLUME:
                 self._bad.warn(VOLUME, "ignored the catalog's %s: it is built in", VOLUME)
                 continue
@@ -147,7 +107,7 @@ class Toolbox:
 
     def offered(self, volume: bool) -> list[dict[str, Any]]:
         """Schemas for the request's ``tools``."""
-        return [spec.schema() for spec in self._tools.values()] + ([VOLUME_TOOL] if volume else [])
+        return [schema(spec) for spec in self._tools.values()] + ([VOLUME_TOOL] if volume else [])
 
     def names(self, volume: bool) -> set[str]:
         return set(self._tools) | ({VOLUME} if volume else set())

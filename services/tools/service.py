@@ -7,10 +7,9 @@ import asyncio
 import logging
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
 
 from bus.client import Bus
-from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult
+from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult, ToolSpec
 from services.base import Service
 from services.runner import ServiceMain
 from services.tools.runner import Outcome, Runner
@@ -50,7 +49,7 @@ def serve_with(tools: dict[str, Tool], tools_dir: Path) -> ServiceMain:
 
     async def serve(bus: Bus, config: Config, _: argparse.Namespace) -> None:
         runner = Runner(tools, tools_dir, config.env, config.tools)
-        catalog = [tool.catalog_entry() for tool in tools.values()]
+        catalog = [ToolSpec(**tool.catalog_entry()) for tool in tools.values()]
         service = ToolService(
             bus,
             runner,
@@ -70,7 +69,7 @@ class ToolService(Service):
         self,
         bus: Bus,
         runner: Runner,
-        catalog: list[dict[str, Any]],
+        catalog: list[ToolSpec],
         *,
         interval: float = 5.0,
         concurrency: int = 8,

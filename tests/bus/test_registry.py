@@ -10,6 +10,7 @@ import pytest
 
 import bus.messages  # noqa: F401
 from bus.message import SCHEMA_VERSION, Message
+from bus.messages import ToolSpec
 from bus.registry import (
     MAX_MESSAGE_BYTES,
     DecodeError,
@@ -30,6 +31,8 @@ SAMPLES: dict[type, object] = {
 
 def sample_value(hint: typing.Any) -> typing.Any:
     origin = typing.get_origin(hint)
+    if origin is list and dataclasses.is_dataclass(typing.get_args(hint)[0]):
+        return [ToolSpec(name="now", announce={"en": ["One moment."]})]
     if origin is list:
         return [{"type": "adjust_volume", "direction": "up"}]
     if origin is dict:
@@ -107,7 +110,8 @@ def body(**fields: typing.Any) -> bytes:
         ([b"tools.call", body(name="x", arguments={})[:-1]], "not msgpack"),
         ([b"control.action", body(actions=[deep(40)])], "nested"),
         ([b"control.action", body(actions=[{1: "up"}])], "field 'actions': a map key at [0]"),
-        ([b"tools.catalog", body(tools=[{"parameters": {"a": {(1, 2): 1}}}])], "not a string"),
+        ([b"tools.catalog", body(tools=[{"name": "x", "parameters": {"a": {(1, 2): 1}}}])],
+         "not a string"),
         ([b"control.action", body(actions=[{"t": msgpack.ExtType(5, b"x")}])], "of type Ext"),
         ([b"tts.speaking", msgpack.packb({b"speaking": True})], "field name"),
         ([b"tools.call", b"\x00" * (MAX_MESSAGE_BYTES + 1)], "exceeds"),
@@ -184,7 +188,7 @@ def test_the_kind_of_a_problem_does_not_vary_with_the_bytes() -> None:
         kinds.add(info.value.kind)
     assert kinds == {"not msgpack"}
     with pytest.raises(DecodeError) as info:
-        decode([b"tools.catalog", body(tools=[{"a": 1}, [1]])])
+        decode([b"tools.catalog", body(tools=[{"name": "a"}, [1]])])
     assert "(at [1])" in info.value.reason and info.value.kind == "field tools"
 
 

@@ -54,11 +54,11 @@ def test_examples_work_from_a_config_folder(
             async def body(bus: Bus) -> None:
                 await wait_ready(bus, proc)
                 catalog = await request(bus, ToolCatalogRequest(), ToolCatalog, 10)
-                by_name = {tool["name"]: tool for tool in catalog.tools}
+                by_name = {tool.name: tool for tool in catalog.tools}
                 assert sorted(by_name) == ["calendar", "now", "search", "weather"]
-                assert by_name["now"]["announce"] == {} and by_name["calendar"]["announce"] == {}
-                assert "Checking the weather." in by_name["weather"]["announce"]["en"]
-                assert "Searching the web." in by_name["search"]["announce"]["en"]
+                assert by_name["now"].announce == {} and by_name["calendar"].announce == {}
+                assert "Checking the weather." in by_name["weather"].announce["en"]
+                assert "Searching the web." in by_name["search"].announce["en"]
 
                 now = await call(bus, "now", {}, "1")
                 assert now.ok and now.content.count(",") == 1 and ":" in now.content

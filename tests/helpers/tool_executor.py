@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bus.client import Bus
-from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult
+from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult, ToolSpec
 from services.base import Service
 from services.names import TOOLS
 from services.runner import run_service, service_parser
@@ -64,10 +64,13 @@ class ScriptedExecutor(Service):
         """Subscribe and prove it, then publish the catalog once."""
         self.subscribe(self.bus)
         await self.bus.wait_connected()
-        self.bus.publish(ToolCatalog(tools=self.tools))
+        self.bus.publish(ToolCatalog(tools=self.catalog()))
 
     def _catalog_request(self, msg: ToolCatalogRequest) -> None:
-        self.bus.publish(ToolCatalog(tools=self.tools, reply_to=msg.id))
+        self.bus.publish(ToolCatalog(tools=self.catalog(), reply_to=msg.id))
+
+    def catalog(self) -> list[ToolSpec]:
+        return [ToolSpec(**entry) for entry in self.tools]
 
     def _call(self, msg: ToolRequest) -> None:
         self.calls.append(msg)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bus.client import Bus
-from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult
+from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult, ToolSpec
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
 from tests.helpers.heartbeat import request, wait_ready
@@ -76,27 +76,22 @@ def test_catalog_at_start_periodically_and_on_request(
         finally:
             proc.stop()
         assert first.tools == [
-            {
-                "name": "now",
-                "description": "test tool now",
-                "parameters": {"type": "object", "properties": {}},
-                "announce": {},
-                "timeout": 10.0,
-            },
-            {
-                "name": "weather",
-                "description": "test tool weather",
-                "parameters": {
+            ToolSpec(name="now", description="test tool now", timeout=10.0),
+            ToolSpec(
+                name="weather",
+                description="test tool weather",
+                parameters={
                     "type": "object",
                     "properties": {
                         "place": {"type": "string", "description": "the place"},
                         "when": {"type": "string", "description": "the when"},
                     },
                 },
-                "announce": {"en": ["Checking the weather."]},
-                "timeout": 7.0,
-            },
+                announce={"en": ["Checking the weather."]},
+                timeout=7.0,
+            ),
         ]
+        assert first.tools[0].parameters == {"type": "object", "properties": {}}
 
     with_buses(config_folder.endpoints, ["listener"], body)
 
