@@ -7,6 +7,7 @@ import importlib
 import sys
 
 from bus.process import add_common_arguments
+from desktop_assistant.exit_codes import ExitCode
 from desktop_assistant.parsing import IntermixedParser
 
 COMMANDS = [
@@ -34,9 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:  # `desktop-assistant tap | head`
-        return 0
+        return ExitCode.OK
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from bus.liveness import AnswererLost, Liveness, request_watched
 from bus.messages import Heartbeat, QuestionRequest, Reply
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
+from desktop_assistant.exit_codes import ExitCode
 from services.names import DIALOGUE
 
 
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     text = " ".join(args.text).strip()
     if not text:
         print("ask: the question is empty", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     return asyncio.run(_ask(args, text))
 
 
@@ -67,14 +68,14 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
                         "`python -m services.dialogue`)",
                         file=sys.stderr,
                     )
-                    return 3
+                    return ExitCode.UNAVAILABLE
             reply = await answer
         except AnswererLost as exc:
             print(f"ask: {exc}: ask again", file=sys.stderr)
-            return 3
+            return ExitCode.UNAVAILABLE
         except RequestTimeout:
             print(f"ask: the dialogue service did not answer within {timeout:g} s", file=sys.stderr)
-            return 3
+            return ExitCode.UNAVAILABLE
         finally:
             for task in (answer, feeder):
                 task.cancel()
@@ -89,8 +90,8 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
         print(reply.text)
     if reply.error:
         print(f"ask: the turn failed: {reply.error}", file=sys.stderr)
-        return 1
-    return 0
+        return ExitCode.FAILED
+    return ExitCode.OK
 
 
 async def _follow_heartbeats(bus: Bus, liveness: Liveness) -> None:

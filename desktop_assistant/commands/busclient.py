@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 from bus.client import Bus, RequestTimeout
 from bus.process import endpoints_of, load_or_exit
+from desktop_assistant.exit_codes import ExitCode
 
 
 class NoBroker(SystemExit):
@@ -29,7 +30,7 @@ async def cli_bus(config_dir: str | None, timeout: float = 3.0) -> AsyncIterator
                 "(`honcho start`, or `python -m bus`) or check [bus] in the config",
                 file=sys.stderr,
             )
-            raise NoBroker(3) from None
+            raise NoBroker(ExitCode.UNAVAILABLE) from None
         yield bus
     finally:
         await bus.close()

@@ -8,6 +8,7 @@ import sys
 
 import tomli_w
 
+from desktop_assistant.exit_codes import ExitCode
 from settings import ConfigError, load_config
 
 
@@ -24,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
         config, folder = load_config(args.config)
     except ConfigError as exc:
         print(f"config error:\n{exc}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     if args.action == "check":
         from services.tts.blends import voice_problems
         from settings.checks import extra_checks
@@ -36,13 +37,13 @@ def run(args: argparse.Namespace) -> int:
         for problem in problems:
             print(problem, file=sys.stderr)
         if problems:
-            return 2
+            return ExitCode.USAGE
         print(f"{folder}: ok")
-        return 0
+        return ExitCode.OK
     data = config.model_dump()
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         print(f"# effective configuration from {folder}")
         print(tomli_w.dumps(data), end="")
-    return 0
+    return ExitCode.OK

@@ -7,6 +7,7 @@ import json
 
 from desktop_assistant.doctor import local, remote
 from desktop_assistant.doctor.result import Check, render_table
+from desktop_assistant.exit_codes import ExitCode
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -27,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
         checks += local.check_tts(config)
         checks += remote.run_remote(config, args.listen)
     print_checks(checks, args.json)
-    return 0 if all(c.ok for c in checks) else 1
+    return ExitCode.OK if all(c.ok for c in checks) else ExitCode.FAILED
 
 
 def print_checks(checks: list[Check], as_json: bool) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from bus.process import load_or_exit
 from bus.security import create_keys
+from desktop_assistant.exit_codes import ExitCode
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -25,11 +26,11 @@ def run(args: argparse.Namespace) -> int:
         state = "present" if (folder / "server.key").exists() else "missing"
         print(f"{folder}: server key {state}")
         print(f"allowed clients: {', '.join(allowed) or 'none'}")
-        return 0
+        return ExitCode.OK
     name = config.bus.client if args.action == "init" else args.name
     if not name or "/" in name or name == "server":
         print("keys add NAME: give the other machine's name (letters, digits, dashes)")
-        return 2
+        return ExitCode.USAGE
     for path in create_keys(folder, name):
         print(f"wrote {path}")
     if args.action == "add":
@@ -38,4 +39,4 @@ def run(args: argparse.Namespace) -> int:
             f"{folder / 'server.key'} to the other machine's keys folder, and set "
             f'[bus] client = "{name}" there'
         )
-    return 0
+    return ExitCode.OK

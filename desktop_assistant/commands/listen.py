@@ -10,6 +10,7 @@ from bus.client import RequestTimeout
 from bus.messages import Heartbeat, ListenRequest
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
+from desktop_assistant.exit_codes import ExitCode
 from services.names import MIC
 
 
@@ -40,11 +41,11 @@ async def listen(config_dir: str | None) -> int:
         except RequestTimeout:
             print("no mic service is running: start the assistant or `python -m services.mic`",
                   file=sys.stderr)
-            return 3
+            return ExitCode.UNAVAILABLE
     if config.listen.mode != "push":
         print('the mic is always listening; set [listen] mode = "push" for push-to-talk',
               file=sys.stderr)
     elif beat.state != "ready":
         print(f"the mic is {beat.state}: {beat.detail}", file=sys.stderr)
-        return 1
-    return 0
+        return ExitCode.FAILED
+    return ExitCode.OK

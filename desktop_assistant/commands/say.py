@@ -11,6 +11,7 @@ from bus.message import new_id
 from bus.messages import Heartbeat, Speaking, SpeakRequest
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
+from desktop_assistant.exit_codes import ExitCode
 from services.names import SPEAKER
 
 TTS = SPEAKER
@@ -28,14 +29,14 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     if not args.text.strip():
         print("nothing to say", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     lang = args.lang or load_or_exit(args.config).audio.default_lang
     try:
         asyncio.run(_say(args.config, args.text, lang))
     except RequestTimeout as exc:
         print(exc, file=sys.stderr)
-        return 1
-    return 0
+        return ExitCode.UNAVAILABLE
+    return ExitCode.OK
 
 
 async def _say(config: str | None, text: str, lang: str) -> None:

@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from desktop_assistant.exit_codes import ExitCode
 from desktop_assistant.systemd import TARGET, render_units
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "print":
         for name, text in units.items():
             print(f"# {name}\n{text}")
-        return 0
+        return ExitCode.OK
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     folder: Path = args.dir or Path(base) / "systemd" / "user"
     folder.mkdir(parents=True, exist_ok=True)
@@ -38,4 +39,4 @@ def run(args: argparse.Namespace) -> int:
         (folder / name).write_text(text)
         print(f"wrote {folder / name}")
     print(f"now: systemctl --user daemon-reload && systemctl --user enable --now {TARGET}")
-    return 0
+    return ExitCode.OK

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from desktop_assistant.exit_codes import ExitCode
 from settings import ConfigError, load_config
 from settings.toolfiles import Tool, check_tool_files, load_tools
 
@@ -36,16 +37,16 @@ def main(args: argparse.Namespace) -> int:
         tools = load_tools(folder)
     except ConfigError as exc:
         print(f"config error:\n{exc}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     if args.action == "list":
         print_tools(tools, folder)
-        return 0
+        return ExitCode.OK
     if args.name is None:
         print(
             "tools run: which tool? (desktop-assistant tools run NAME KEY=VALUE...)",
             file=sys.stderr,
         )
-        return 2
+        return ExitCode.USAGE
     from services.tools.runner import Runner
 
     runner = Runner(tools, folder / "tools", config.env, config.tools)
@@ -54,10 +55,10 @@ def main(args: argparse.Namespace) -> int:
         arguments = parse_pairs(args.arguments, tool)
     except ValueError as exc:
         print(f"tools run: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     outcome = asyncio.run(runner.run(args.name, json.dumps(arguments)))
     print(outcome.content)
-    return 0 if outcome.ok else 1
+    return ExitCode.OK if outcome.ok else ExitCode.FAILED
 
 
 def check(folder: Path) -> int:
@@ -65,12 +66,12 @@ def check(folder: Path) -> int:
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
-        return 2
+        return ExitCode.USAGE
     names = sorted(load_tools(folder))
     print(
         f"{folder / 'tools'}: {len(names)} tools ok" + (f" ({', '.join(names)})" if names else "")
     )
-    return 0
+    return ExitCode.OK
 
 
 def print_tools(tools: dict[str, Tool], folder: Path) -> None:

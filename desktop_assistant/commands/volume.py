@@ -9,6 +9,7 @@ import sys
 from bus.client import RequestTimeout
 from bus.messages import VolumeRequest, VolumeState
 from desktop_assistant.commands.busclient import cli_bus
+from desktop_assistant.exit_codes import ExitCode
 
 TIMEOUT = 3.0
 
@@ -24,18 +25,18 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     if args.action == "set" and (args.value is None or not 0.0 <= args.value <= 2.0):
         print("volume set needs a value from 0.0 to 2.0, e.g. `volume set 0.8`", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     if args.action != "set" and args.value is not None:
         print(f"volume {args.action} takes no value", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     try:
         volume = asyncio.run(_ask(args.config, args.action, args.value))
     except RequestTimeout:
         print("no TTS service answered: is `tts` running (`python -m services.tts`)?",
               file=sys.stderr)
-        return 1
+        return ExitCode.UNAVAILABLE
     print(f"{volume:.1f}")
-    return 0
+    return ExitCode.OK
 
 
 async def _ask(config: str | None, action: str, value: float | None) -> float:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from desktop_assistant.exit_codes import ExitCode
 from tests.helpers.processes import ROOT, python_env
 from tests.helpers.speaker import RunningTTS
 
@@ -54,10 +55,10 @@ def test_without_a_tts_service_the_commands_say_so(tts: RunningTTS) -> None:
     tts.stop()
     try:
         volume = cli(tts, "volume")
-        assert volume.returncode == 1
+        assert volume.returncode == ExitCode.UNAVAILABLE
         assert "no TTS service answered" in volume.stderr
         say = cli(tts, "say", "Hello")
-        assert say.returncode == 1
+        assert say.returncode == ExitCode.UNAVAILABLE
         assert "no TTS service is running" in say.stderr
     finally:
         tts.start(ready=("degraded",))
