@@ -22,6 +22,7 @@ sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != _HERE]
 import contextlib  # noqa: E402  (after the sys.path fix above)
 import re  # noqa: E402
 import signal  # noqa: E402
+import stat  # noqa: E402
 import tempfile  # noqa: E402
 import time as clock  # noqa: E402
 from datetime import date, datetime, time, timedelta  # noqa: E402
@@ -39,7 +40,9 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 EVENT_SECONDS = 1.0
 """Time one event may take to expand: dateutil can search forever for a rule no date fits."""
 TOTAL_SECONDS = 6.0
-"""Time for the whole listing (the tool's own timeout is 10 s): later files are skipped."""
+"""Time for the whole listing (the tool's own timeout is 10 s): later events and files are
+skipped. Each event's budget ends at this deadline too, so that many slow rules in one file
+cannot add up past it."""
 
 
 @contextlib.contextmanager
@@ -205,28 +208,54 @@ def listing(folder, first, days):
             warn(f"stopped after {TOTAL_SECONDS:g} s: {path} and the files after it not read")
             break
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise ValueError(f"larger than {MAX_FILE_BYTES} bytes")
-            with budget(EVENT_SECONDS):
-                events = vevents(path.read_text(encoding="utf-8", errors="replace"))
+            with budget(time_left(deadline)):
+                events = vevents(read_bounded(path).decode("utf-8", errors="replace"))
         except (OSError, ValueError) as exc:  # TimeoutError is an OSError
             warn(f"skipped {path}: {exc}")
             continue
-        rows += file_rows(path, events, first, days)
+        rows += file_rows(path, events, first, days, deadline)
     return sorted(rows)
 
 
-def file_rows(path, events, first, days):
+def time_left(deadline):
+    """One event's (or file's) budget: EVENT_SECONDS, or less when the deadline is nearer."""
+    return max(min(EVENT_SECONDS, deadline - clock.monotonic()), 0.001)
+
+
+def read_bounded(path):
+    """A regular file's bytes, at most MAX_FILE_BYTES: a FIFO would block, and a link to
+    /dev/zero has a size of 0 and no end."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("not a regular file")
+        data = file.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"larger than {MAX_FILE_BYTES} bytes")
+    return data
+
+
+def file_rows(path, events, first, days, deadline):
     overrides = {}  # UID -> RECURRENCE-IDs whose occurrence an override replaces
-    for props in events:
-        if "RECURRENCE-ID" in props:
-            uid = props.get("UID", [({}, "")])[0][1]
-            overrides.setdefault(uid, []).append(moment(*props["RECURRENCE-ID"][0])[0])
-    rows = []
+    usable = []
     for props in events:
         uid = props.get("UID", [({}, "")])[0][1]
+        if "RECURRENCE-ID" in props:
+            try:
+                replaced = moment(*props["RECURRENCE-ID"][0])[0]
+            except ValueError as exc:  # this invite alone is unusable, not the whole listing
+                warn(f"skipped event {uid or '(no UID)'} in {path}: RECURRENCE-ID: {exc}")
+                continue
+            overrides.setdefault(uid, []).append(replaced)
+        usable.append((uid, props))
+    rows = []
+    for number, (uid, props) in enumerate(usable):
+        if clock.monotonic() > deadline:
+            left = len(usable) - number
+            warn(f"stopped after {TOTAL_SECONDS:g} s: {left} events of {path} not read")
+            break
         try:
-            with budget(EVENT_SECONDS):
+            with budget(time_left(deadline)):
                 rows += event_rows(props, overrides.get(uid, []), first, days)
         except (ValueError, OverflowError, KeyError, TimeoutError) as exc:
             warn(f"skipped event {uid or '(no UID)'} in {path}: {exc}")

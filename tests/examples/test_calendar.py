@@ -351,6 +351,23 @@ def test_malformed_files_are_reported_and_skipped(tmp_path: Path) -> None:
     assert "Traceback" not in stderr
 
 
+def test_a_malformed_recurrence_id_skips_that_invite_only(tmp_path: Path) -> None:
+    vdir = Vdir(tmp_path)
+    vdir.add_events(
+        "work",
+        "invites",
+        event("weekly", "Standup", "DTSTART:20261001T090000", "RRULE:FREQ=DAILY;COUNT=3"),
+        event("weekly", "Moved standup", "DTSTART:20261002T110000", "RECURRENCE-ID:2026-10-02"),
+        event("other", "Lunch", "DTSTART:20261002T130000"),
+    )
+    result = run_example("calendar.py", "2026-10-02", "1", CALENDAR_DIR=str(vdir.root), TZ="UTC")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["2026-10-02 09:00 Standup", "2026-10-02 13:00 Lunch"]
+    invites = vdir.root / "work" / "invites.ics"
+    assert f"skipped event weekly in {invites}: RECURRENCE-ID: " in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_until_and_zone_slips_are_mended(tmp_path: Path) -> None:
     vdir = Vdir(tmp_path)
     vdir.add_events(

@@ -62,10 +62,17 @@ HOSTILE = {
     "never-closed-nesting": "BEGIN:VCALENDAR\r\n" + "BEGIN:VEVENT\r\n" * 5000,
     "a-million-rdates": calendar(
         "UID:rdates\r\nDTSTART:20300101T000000\r\nRDATE:"
-        + ",".join(["20300101T000000"] * 200_000) + "\r\n"
+        + ",".join(["20300101T000000"] * 200_000)
+        + "\r\n"
     ),
     "huge-file": calendar("UID:huge\r\nDTSTART:20300101T000000\r\nSUMMARY:" + "x" * 5_000_000),
     "binary-garbage": (os.urandom(200_000)).decode("latin-1"),
+    "twelve-rules-no-date-fits": calendar(
+        *(
+            rule(f"never{n}", "20200101T000000", "FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30")
+            for n in range(12)
+        )
+    ),
 }
 
 
@@ -84,7 +91,9 @@ def run_calendar(folder: Path) -> tuple[subprocess.CompletedProcess[str], float,
     done = subprocess.run(
         [sys.executable, "-c", MEASURE, sys.executable, str(TOOL), "2030-01-01", "10"],
         env=dict(os.environ, CALENDAR_DIR=str(folder), TZ="UTC"),
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     seconds = time.monotonic() - started
     lines = done.stderr.splitlines()
@@ -102,9 +111,7 @@ all one moment: expanded, the event is listed once.)"""
 
 
 @pytest.mark.parametrize("name", HOSTILE)
-def test_each_hostile_file_is_skipped_in_bounded_time_and_memory(
-    tmp_path: Path, name: str
-) -> None:
+def test_each_hostile_file_is_skipped_in_bounded_time_and_memory(tmp_path: Path, name: str) -> None:
     content = HOSTILE[name]
     (tmp_path / "0-good.ics").write_text(calendar(GOOD), encoding="utf-8")
     (tmp_path / "hostile.ics").write_text(content, encoding="utf-8", errors="surrogateescape")
@@ -118,6 +125,22 @@ def test_each_hostile_file_is_skipped_in_bounded_time_and_memory(
         assert done.stdout.splitlines().count(EXPANDED_IF_FAST[name]) == 1
         return
     assert ("calendar: " in done.stderr) != (name in READABLE)  # what was skipped, and why
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "fifo"])
+def test_a_file_that_is_not_regular_is_skipped_unread(tmp_path: Path, target: str) -> None:
+    # /dev/zero has a size of 0, so a size check let it through to an endless read; a FIFO
+    # without a writer blocks whoever opens it for reading
+    (tmp_path / "0-good.ics").write_text(calendar(GOOD), encoding="utf-8")
+    if target == "fifo":
+        os.mkfifo(tmp_path / "special.ics")
+    else:
+        (tmp_path / "special.ics").symlink_to(target)
+    done, seconds, peak = run_calendar(tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert seconds < MOST_SECONDS and peak < MOST_MEMORY_MB
+    assert done.stdout.splitlines() == ["2030-01-05 09:30 Dentist"]
+    assert f"calendar: skipped {tmp_path / 'special.ics'}: not a regular file" in done.stderr
 
 
 def test_all_of_them_together_end_in_bounded_time(tmp_path: Path) -> None:
