@@ -43,15 +43,13 @@ from bus.turns import (
     WINDOW_CLOSED,
     stage_of,
 )
+from services.names import BROKER, DIALOGUE, SPEAKER, STT, WATCHDOG
 
 LISTENING, TRANSCRIBING, ANSWERING, SPEAKING = "listening", "transcribing", "answering", "speaking"
 PHASES = (LISTENING, TRANSCRIBING, ANSWERING, SPEAKING)
-BROKER, STT, DIALOGUE, SPEAKER = "broker", "stt", "dialogue", "tts"
 BEGINS = {WINDOW_CLOSED: (TRANSCRIBING, STT), TRANSCRIPT: (ANSWERING, DIALOGUE)}
 """The phase a stage begins (unless the turn is further on), and the process it waits on.
 Listening begins with the turn; speaking at the final piece with words (:meth:`_piece`)."""
-NAME = "watchdog"
-"""This service's bus name (its own apologies come back to it)."""
 KEEP = 256
 """Turns followed at once; the oldest is forgotten beyond (a bound, not a normal case)."""
 RECONNECT = 1.0
@@ -196,7 +194,7 @@ class TurnBook:
         ended = (
             isinstance(msg, SpeakRequest)
             and msg.final
-            and msg.src != NAME
+            and msg.src != WATCHDOG  # our own apologies come back to us
             and speaker is not None
             and speaker != lost.needs_new
         )
