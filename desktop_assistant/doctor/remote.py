@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -13,12 +15,16 @@ from bus.endpoints import EndpointError
 from bus.messages import Heartbeat
 from bus.process import endpoints_of
 from desktop_assistant.doctor.result import Check
-from desktop_assistant.systemd import read_procfile
+from desktop_assistant.systemd import TARGET, read_procfile, unit_name
+from services.names import DIALOGUE
 from settings import Config
 from settings.secrets import safe_url
 
 PROCFILE = Path(__file__).resolve().parents[2] / "Procfile"
 MISSED_BEATS = 3
+CHAT_TIMEOUT = 20.0
+"""Seconds the one-token question may take: a server may load its model for the first."""
+V1_HINT = "set `llm` in config.toml to the server's OpenAI-compatible /v1 address"
 
 
 def expected_services() -> list[str]:
@@ -89,15 +95,7 @@ def heartbeat_checks(beats: dict[str, Heartbeat], now: float) -> list[Check]:
     for name in names + sorted(set(beats) - set(names) - {"cli", "doctor", "tap"}):
         beat = beats.get(name)
         if beat is None:
-            checks.append(
-                Check(
-                    f"service {name}",
-                    False,
-                    "no heartbeat",
-                    "start the assistant (./bootstrap run, or systemctl --user start "
-                    f"desktop-assistant.target); to see why it stops: python -m {_module(name)}",
-                )
-            )
+            checks.append(Check(f"service {name}", False, "no heartbeat", _start_hint(name)))
             continue
         age = now - beat.ts
         fresh = age <= MISSED_BEATS * beat.interval
@@ -117,6 +115,33 @@ def heartbeat_checks(beats: dict[str, Heartbeat], now: float) -> list[Check]:
     return checks
 
 
+def _start_hint(name: str) -> str:
+    """How to start a service, and to watch one that stops: never a second copy beside the
+    supervised one (both would answer every question)."""
+    unit = unit_name(name)
+    return (
+        f"start the assistant (./bootstrap run, or systemctl --user start {TARGET}); to see "
+        f"why it stops, read its log (journalctl --user -u {unit}, or honcho's output), or "
+        f"stop the supervised one first (systemctl --user stop {unit}, or Ctrl-C honcho) "
+        f"and run python -m {_module(name)} in a terminal"
+    )
+
+
+def with_llm(checks: list[Check]) -> list[Check]:
+    """A dialogue that says it is ready while its LLM fails (it took an answer such as 404
+    for a server that is there) answers no question: its row says so instead of ok. One
+    that already knows (``degraded``, with why) stays a warning."""
+    llm = next((check for check in checks if check.name == "llm"), None)
+    if llm is None or llm.ok:
+        return checks
+    return [
+        replace(check, ok=False, warning=False, fix=llm.fix,
+                detail=f"{check.detail}; every question fails: {llm.detail}")
+        if check.name == f"service {DIALOGUE}" and check.status == "ok" else check
+        for check in checks
+    ]
+
+
 async def check_llm(config: Config) -> list[Check]:
     base = config.llm.rstrip("/")
     shown = safe_url(base)
@@ -132,35 +157,75 @@ async def check_llm(config: Config) -> list[Check]:
                     "start llama-server/Ollama/vLLM there, or set `llm` in config.toml",
                 )
             ]
-    if response.status_code != 200:
-        return [
-            Check(
-                "llm",
-                False,
-                f"{shown}/models answered {response.status_code}",
-                "check the server's log; llama-server answers 503 while loading",
-            )
-        ]
+        if response.status_code != 200:
+            return [
+                Check(
+                    "llm",
+                    False,
+                    f"{shown}/models answered {response.status_code}",
+                    V1_HINT if response.status_code == 404
+                    else "check the server's log; llama-server answers 503 while loading",
+                )
+            ]
+        try:
+            models = [m.get("id", "?") for m in response.json().get("data", [])]
+        except (ValueError, AttributeError):
+            models = []
+        wanted = config.dialogue.model
+        if wanted and models and wanted not in models:
+            return [
+                Check(
+                    "llm",
+                    False,
+                    f"model {wanted!r} not served; it has {', '.join(models)}",
+                    "set [dialogue] model to one of those",
+                )
+            ]
+        # Listing models is not answering: ask what the dialogue asks, one token long.
+        asked = await _ask_one_token(client, base, shown, wanted or next(iter(models), ""))
+    return [asked or Check("llm", True, f"{shown}: {', '.join(models) or 'up'}")]
+
+
+async def _ask_one_token(
+    client: httpx.AsyncClient, base: str, shown: str, model: str
+) -> Check | None:
+    """None when the server answers a question as the dialogue asks it, else the failure."""
+    url = f"{shown}/chat/completions"
+    body = {"model": model, "messages": [{"role": "user", "content": "Say ok."}],
+            "max_tokens": 1, "stream": True}
     try:
-        models = [m.get("id", "?") for m in response.json().get("data", [])]
+        async with client.stream("POST", f"{base}/chat/completions", json=body,
+                                 timeout=httpx.Timeout(CHAT_TIMEOUT, connect=3.0)) as response:
+            if response.status_code < 400:
+                return None
+            raw = await response.aread()
+    except httpx.TimeoutException:
+        return Check("llm", True, f"POST {url}: no answer within {CHAT_TIMEOUT:g} s",
+                     "try again once the server has loaded its model", warning=True)
+    except httpx.HTTPError as exc:
+        return Check("llm", False, f"POST {url} failed ({type(exc).__name__})",
+                     "check the server's log")
+    return Check(
+        "llm",
+        False,
+        f"POST {url} answered {response.status_code}: {_error_message(raw)}",
+        f"{V1_HINT}, and [dialogue] model to one it serves",
+    )
+
+
+def _error_message(raw: bytes) -> str:
+    """The server's own words: OpenAI's ``{"error": {"message"}}`` or the body's start."""
+    try:
+        error = json.loads(raw).get("error")
+        message = error.get("message") if isinstance(error, dict) else error
     except (ValueError, AttributeError):
-        models = []
-    wanted = config.dialogue.model
-    if wanted and models and wanted not in models:
-        return [
-            Check(
-                "llm",
-                False,
-                f"model {wanted!r} not served; it has {', '.join(models)}",
-                "set [dialogue] model to one of those",
-            )
-        ]
-    return [Check("llm", True, f"{shown}: {', '.join(models) or 'up'}")]
+        message = None
+    return str(message or raw[:200].decode(errors="replace").strip() or "no message")[:200]
 
 
 def run_remote(config: Config, listen: float) -> list[Check]:
     async def both() -> list[Check]:
         bus, llm = await asyncio.gather(check_bus(config, listen), check_llm(config))
-        return bus + llm
+        return with_llm(bus + llm)
 
     return asyncio.run(both())

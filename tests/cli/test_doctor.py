@@ -131,7 +131,10 @@ def test_heartbeats_fresh_stale_degraded_missing() -> None:
     assert checks["service dialogue"].status == "WARN"
     assert checks["service dialogue"].detail.endswith(": LLM: llm-unavailable at x")
     assert checks["service tts"].status == "FAIL" and checks["service tts"].detail == "no heartbeat"
-    assert "python -m services.tts" in checks["service tts"].fix
+    hint = checks["service tts"].fix
+    # by hand only once the supervised copy is stopped: two copies would both answer
+    stop = hint.index("systemctl --user stop desktop-assistant-tts.service")
+    assert stop < hint.index("python -m services.tts") and "honcho" in hint
     assert checks["service tts_extra"].status == "ok"  # something else on the bus, shown too
 
 
@@ -152,6 +155,33 @@ def test_llm_up_wrong_model_and_down() -> None:
     down = llm_check(f"{closed_port_url()}/v1")
     assert not down.ok and "unreachable (ConnectError)" in down.detail
     assert "set `llm` in config.toml" in down.fix
+
+
+def test_an_llm_that_lists_its_models_but_answers_every_question_404() -> None:
+    with ScriptedLLM() as llm:
+        llm.default = c.http_error(404, "model 'scripted-model' not found")
+        check = llm_check(llm.url)
+        asked = llm.requests
+    assert not check.ok
+    assert check.detail.startswith(f"POST {llm.url}/chat/completions answered 404: ")
+    assert "model 'scripted-model' not found" in check.detail
+    assert [r["model"] for r in asked] == ["scripted-model"]  # the model the dialogue would use
+    assert asked[0]["max_tokens"] == 1
+
+
+def test_a_running_dialogue_whose_llm_fails_is_not_ok() -> None:
+    beats = {name: beat(name) for name in remote.expected_services()}
+    llm = Check("llm", False, "POST http://x/v1/chat/completions answered 404: no", "fix it")
+    checks = by_name(remote.with_llm(remote.heartbeat_checks(beats, now=1000.0) + [llm]))
+    dialogue = checks["service dialogue"]
+    assert dialogue.status == "FAIL" and dialogue.detail.startswith("ready pid 42")
+    assert dialogue.detail.endswith("every question fails: POST http://x/v1/chat/completions "
+                                    "answered 404: no")
+    assert dialogue.fix == "fix it"
+    assert checks["service stt"].status == "ok"  # the others do not use the LLM
+    beats["dialogue"] = beat("dialogue", "degraded", detail="LLM: llm-unavailable at x")
+    knows = by_name(remote.with_llm(remote.heartbeat_checks(beats, now=1000.0) + [llm]))
+    assert knows["service dialogue"].status == "WARN"  # it says why itself
 
 
 # -- audio devices, through a real sound server ----------------------------------------

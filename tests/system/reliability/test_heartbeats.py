@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from tests.helpers import llm_chunks as c
 from tests.helpers.assistant import Assistant
 from tests.helpers.processes import ROOT, python_env
 from tests.helpers.tap import TapProcess, poll
@@ -30,6 +31,7 @@ SLACK = 0.75
 @pytest.fixture(scope="module")
 def assistant() -> Iterator[Assistant]:
     with Assistant(sound=False, services=["dialogue", "tools", "brain", "watchdog"]) as a:
+        a.llm.default = c.text("ok")  # the doctor asks it a question: the dialogue works
         yield a
 
 
