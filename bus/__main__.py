@@ -10,7 +10,8 @@ import threading
 
 from bus.broker import Broker
 from bus.endpoints import EndpointError
-from bus.process import add_common_arguments, endpoints_of, load_or_exit, setup_logging
+from bus.logs import setup_logging
+from bus.process import add_common_arguments, endpoints_of, load_or_exit
 
 log = logging.getLogger("bus.broker")
 
@@ -19,8 +20,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bus", description="Run the bus broker.")
     add_common_arguments(parser)
     args = parser.parse_args(argv)
-    setup_logging(args.log_level)
     config = load_or_exit(args.config)
+    setup_logging(args.log_level, config)
     try:
         broker = Broker(endpoints_of(config))
         broker.start()

@@ -13,21 +13,20 @@ import sys
 
 from bus.client import Bus, RequestTimeout
 from bus.endpoints import Endpoints, is_abstract, resolve
+from bus.logs import LEVEL_ENV, level_word
 from settings import Config, ConfigError, load_config
+from settings.schema import LOG_LEVELS
 
 log = logging.getLogger(__name__)
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="DIR", help="config folder (default: XDG location)")
-    parser.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
-
-
-def setup_logging(level: str) -> None:
-    logging.basicConfig(
-        level=level.upper(),
-        format="%(asctime)s %(name)s %(levelname)s %(message)s",
-        stream=sys.stderr,
+    parser.add_argument(
+        "--log-level",
+        type=level_word,
+        metavar="LEVEL",
+        help=f"{', '.join(LOG_LEVELS)} (default: ${LEVEL_ENV}, else [log] level, else INFO)",
     )
 
 

@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 from bus import eventloop
 from bus.client import Bus
 from bus.endpoints import EndpointError, Endpoints
-from bus.process import add_common_arguments, connect, endpoints_of, load_or_exit, setup_logging
+from bus.logs import setup_logging
+from bus.process import add_common_arguments, connect, endpoints_of, load_or_exit
 from settings import Config
 
 log = logging.getLogger(__name__)
@@ -75,8 +76,8 @@ _loading: set[threading.Thread] = set()
 
 def run_service(name: str, args: argparse.Namespace, main: ServiceMain) -> int:
     """Run ``main(bus, config, args)`` until it returns or SIGTERM/SIGINT arrives."""
-    setup_logging(args.log_level)
     config = load_or_exit(args.config)
+    setup_logging(args.log_level, config)
     try:
         endpoints = endpoints_of(config)
     except EndpointError as exc:

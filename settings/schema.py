@@ -7,7 +7,7 @@ own table; docs/config.md documents them all (a test keeps them in step).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
@@ -17,6 +17,8 @@ MAX_MB = 1 << 20
 MAX_PROCESSES = 100_000
 MAX_OUTPUT_BYTES = 64 << 20
 """A tool's output is held in memory and handed to the model: 64 MiB is already absurd."""
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+LOG_LEVELS: tuple[str, ...] = get_args(LogLevel)
 
 
 class Table(BaseModel):
@@ -216,6 +218,14 @@ class WatchdogConfig(Table):
     to speak the apology of a lost turn."""
 
 
+class LogConfig(Table):
+    """The log of every process."""
+
+    level: LogLevel = "INFO"
+    """The least severe level logged; a process's ``--log-level`` and the environment
+    variable ``DESKTOP_ASSISTANT_LOG_LEVEL`` come first, in that order."""
+
+
 def default_voices() -> dict[str, VoiceConfig]:
     """The built-in ``[voice.*]`` tables (the TTS service knows a table left as built)."""
     return {
@@ -247,6 +257,7 @@ class Config(Table):
     tools: ToolsConfig = ToolsConfig()
     brain: BrainConfig = BrainConfig()
     watchdog: WatchdogConfig = WatchdogConfig()
+    log: LogConfig = LogConfig()
     env: dict[str, str] = Field(default_factory=dict)
     """Added to every tool's environment (personal values, key file paths)."""
 
