@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from importlib import metadata
 
 from bus.process import add_common_arguments
 from desktop_assistant.exit_codes import ExitCode
@@ -16,10 +17,19 @@ COMMANDS = [
 """Subcommand modules in ``desktop_assistant.commands``, in the order of ``--help``."""
 
 
+def installed_version() -> str:
+    """The version pip installed (``pip install -e .`` records it from pyproject.toml)."""
+    try:
+        return metadata.version("desktop-assistant")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed: pip install -e .)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="desktop-assistant", description="A local, private voice assistant."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {installed_version()}")
     sub = parser.add_subparsers(
         dest="command", metavar="COMMAND", required=True, parser_class=IntermixedParser
     )
