@@ -1,30 +1,23 @@
-"""Checks that talk to something: the broker, the services' heartbeats, the LLM server."""
+"""Checks that talk to something: the broker, the services' heartbeats, and the LLM server
+(:mod:`desktop_assistant.doctor.llm`)."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-from dataclasses import replace
 from pathlib import Path
-
-import httpx
 
 from bus.client import Bus, RequestTimeout
 from bus.endpoints import EndpointError
 from bus.messages import Heartbeat
 from bus.process import endpoints_of
+from desktop_assistant.doctor.llm import check_llm, with_llm
 from desktop_assistant.doctor.result import Check
 from desktop_assistant.systemd import TARGET, read_procfile, unit_name
-from services.names import DIALOGUE
 from settings import Config
-from settings.secrets import safe_url
 
 PROCFILE = Path(__file__).resolve().parents[2] / "Procfile"
 MISSED_BEATS = 3
-CHAT_TIMEOUT = 20.0
-"""Seconds the one-token question may take: a server may load its model for the first."""
-V1_HINT = "set `llm` in config.toml to the server's OpenAI-compatible /v1 address"
 
 
 def expected_services() -> list[str]:
@@ -125,102 +118,6 @@ def _start_hint(name: str) -> str:
         f"stop the supervised one first (systemctl --user stop {unit}, or Ctrl-C honcho) "
         f"and run python -m {_module(name)} in a terminal"
     )
-
-
-def with_llm(checks: list[Check]) -> list[Check]:
-    """A dialogue that says it is ready while its LLM fails (it took an answer such as 404
-    for a server that is there) answers no question: its row says so instead of ok. One
-    that already knows (``degraded``, with why) stays a warning."""
-    llm = next((check for check in checks if check.name == "llm"), None)
-    if llm is None or llm.ok:
-        return checks
-    return [
-        replace(check, ok=False, warning=False, fix=llm.fix,
-                detail=f"{check.detail}; every question fails: {llm.detail}")
-        if check.name == f"service {DIALOGUE}" and check.status == "ok" else check
-        for check in checks
-    ]
-
-
-async def check_llm(config: Config) -> list[Check]:
-    base = config.llm.rstrip("/")
-    shown = safe_url(base)
-    async with httpx.AsyncClient(timeout=httpx.Timeout(3.0)) as client:
-        try:
-            response = await client.get(f"{base}/models")
-        except httpx.HTTPError as exc:
-            return [
-                Check(
-                    "llm",
-                    False,
-                    f"{shown} unreachable ({type(exc).__name__})",
-                    "start llama-server/Ollama/vLLM there, or set `llm` in config.toml",
-                )
-            ]
-        if response.status_code != 200:
-            return [
-                Check(
-                    "llm",
-                    False,
-                    f"{shown}/models answered {response.status_code}",
-                    V1_HINT if response.status_code == 404
-                    else "check the server's log; llama-server answers 503 while loading",
-                )
-            ]
-        try:
-            models = [m.get("id", "?") for m in response.json().get("data", [])]
-        except (ValueError, AttributeError):
-            models = []
-        wanted = config.dialogue.model
-        if wanted and models and wanted not in models:
-            return [
-                Check(
-                    "llm",
-                    False,
-                    f"model {wanted!r} not served; it has {', '.join(models)}",
-                    "set [dialogue] model to one of those",
-                )
-            ]
-        # Listing models is not answering: ask what the dialogue asks, one token long.
-        asked = await _ask_one_token(client, base, shown, wanted or next(iter(models), ""))
-    return [asked or Check("llm", True, f"{shown}: {', '.join(models) or 'up'}")]
-
-
-async def _ask_one_token(
-    client: httpx.AsyncClient, base: str, shown: str, model: str
-) -> Check | None:
-    """None when the server answers a question as the dialogue asks it, else the failure."""
-    url = f"{shown}/chat/completions"
-    body = {"model": model, "messages": [{"role": "user", "content": "Say ok."}],
-            "max_tokens": 1, "stream": True}
-    try:
-        async with client.stream("POST", f"{base}/chat/completions", json=body,
-                                 timeout=httpx.Timeout(CHAT_TIMEOUT, connect=3.0)) as response:
-            if response.status_code < 400:
-                return None
-            raw = await response.aread()
-    except httpx.TimeoutException:
-        return Check("llm", True, f"POST {url}: no answer within {CHAT_TIMEOUT:g} s",
-                     "try again once the server has loaded its model", warning=True)
-    except httpx.HTTPError as exc:
-        return Check("llm", False, f"POST {url} failed ({type(exc).__name__})",
-                     "check the server's log")
-    return Check(
-        "llm",
-        False,
-        f"POST {url} answered {response.status_code}: {_error_message(raw)}",
-        f"{V1_HINT}, and [dialogue] model to one it serves",
-    )
-
-
-def _error_message(raw: bytes) -> str:
-    """The server's own words: OpenAI's ``{"error": {"message"}}`` or the body's start."""
-    try:
-        error = json.loads(raw).get("error")
-        message = error.get("message") if isinstance(error, dict) else error
-    except (ValueError, AttributeError):
-        message = None
-    return str(message or raw[:200].decode(errors="replace").strip() or "no message")[:200]
 
 
 def run_remote(config: Config, listen: float) -> list[Check]:

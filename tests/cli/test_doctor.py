@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bus.messages import Heartbeat
+from desktop_assistant.doctor import llm as doctor_llm
 from desktop_assistant.doctor import local, remote
 from desktop_assistant.doctor.result import Check, render_table
 from services.speaker.voices import VoiceError
@@ -142,7 +143,7 @@ def llm_check(url: str, model: str = "") -> Check:
     import asyncio
 
     config = Config.model_validate({"llm": url, "dialogue": {"model": model}})
-    (check,) = asyncio.run(remote.check_llm(config))
+    (check,) = asyncio.run(doctor_llm.check_llm(config))
     return check
 
 
@@ -172,7 +173,7 @@ def test_an_llm_that_lists_its_models_but_answers_every_question_404() -> None:
 def test_a_running_dialogue_whose_llm_fails_is_not_ok() -> None:
     beats = {name: beat(name) for name in remote.expected_services()}
     llm = Check("llm", False, "POST http://x/v1/chat/completions answered 404: no", "fix it")
-    checks = by_name(remote.with_llm(remote.heartbeat_checks(beats, now=1000.0) + [llm]))
+    checks = by_name(doctor_llm.with_llm(remote.heartbeat_checks(beats, now=1000.0) + [llm]))
     dialogue = checks["service dialogue"]
     assert dialogue.status == "FAIL" and dialogue.detail.startswith("ready pid 42")
     assert dialogue.detail.endswith("every question fails: POST http://x/v1/chat/completions "
@@ -180,7 +181,7 @@ def test_a_running_dialogue_whose_llm_fails_is_not_ok() -> None:
     assert dialogue.fix == "fix it"
     assert checks["service stt"].status == "ok"  # the others do not use the LLM
     beats["dialogue"] = beat("dialogue", "degraded", detail="LLM: llm-unavailable at x")
-    knows = by_name(remote.with_llm(remote.heartbeat_checks(beats, now=1000.0) + [llm]))
+    knows = by_name(doctor_llm.with_llm(remote.heartbeat_checks(beats, now=1000.0) + [llm]))
     assert knows["service dialogue"].status == "WARN"  # it says why itself
 
 
