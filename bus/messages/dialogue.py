@@ -34,8 +34,8 @@ class Reply(Message):
     """The answer to speak or show."""
     control: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
-    """A short code when the turn failed (``llm-unavailable``…); ``text`` then
-    holds the apology that was spoken."""
+    """One of :class:`bus.errors.ErrorCode` when the turn failed (``llm-unavailable``…);
+    ``text`` then holds the apology that was spoken."""
 
 
 @register

@@ -32,7 +32,7 @@ class Error(Message):
     TOPIC = "sys.error"
     service: str
     code: str
-    """Short and stable, e.g. ``stt-unavailable``, ``llm-unavailable``."""
+    """One of :class:`bus.errors.ErrorCode` (``stt-unavailable``, ``llm-unavailable``…)."""
     message: str
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from bus.errors import ErrorCode
 from services.dialogue.timing import Waits
 from settings.secrets import safe_url
 
@@ -134,7 +135,9 @@ async def _deltas(response: httpx.Response, waits: Waits) -> AsyncIterator[Delta
         name, _, value = line.partition(":")
         value = value.removeprefix(" ")
         if name == "error":  # llama-server's mid-stream error event
-            raise LLMError("llm-error", f"the server reported an error mid-stream: {value[:300]}")
+            raise LLMError(
+                ErrorCode.LLM_ERROR, f"the server reported an error mid-stream: {value[:300]}"
+            )
         if name != "data":
             continue  # blank separators, comments, "event:", "id:", "retry:"
         if value.strip() == "[DONE]":
@@ -142,24 +145,28 @@ async def _deltas(response: httpx.Response, waits: Waits) -> AsyncIterator[Delta
         try:
             chunk = json.loads(value)
         except ValueError:
-            raise LLMError("llm-error", f"a stream chunk is not JSON: {value[:120]!r}") from None
+            raise LLMError(
+                ErrorCode.LLM_ERROR, f"a stream chunk is not JSON: {value[:120]!r}"
+            ) from None
         delta = _delta(chunk)
         if delta is not None:
             finished = finished or delta.finish_reason is not None
             yield delta
     if not finished:
-        raise LLMError("llm-error", "the stream ended before the answer was complete")
+        raise LLMError(ErrorCode.LLM_ERROR, "the stream ended before the answer was complete")
 
 
 def _delta(chunk: Any) -> Delta | None:
     """The first choice's delta, or None for a usage-only chunk."""
     if not isinstance(chunk, dict):
-        raise LLMError("llm-error", "a stream chunk is not a JSON object")
+        raise LLMError(ErrorCode.LLM_ERROR, "a stream chunk is not a JSON object")
     if "error" in chunk:
-        raise LLMError("llm-error", f"the server reported an error mid-stream: {chunk['error']}")
+        raise LLMError(
+            ErrorCode.LLM_ERROR, f"the server reported an error mid-stream: {chunk['error']}"
+        )
     choices = chunk.get("choices")
     if not isinstance(choices, list):
-        raise LLMError("llm-error", "a stream chunk has no choices list")
+        raise LLMError(ErrorCode.LLM_ERROR, "a stream chunk has no choices list")
     if not choices:
         return None
     choice = choices[0]
@@ -167,7 +174,7 @@ def _delta(chunk: Any) -> Delta | None:
     if delta is None and isinstance(choice, dict):
         delta = choice.get("message") or {}
     if not isinstance(delta, dict):
-        raise LLMError("llm-error", "a stream chunk's delta is not an object")
+        raise LLMError(ErrorCode.LLM_ERROR, "a stream chunk's delta is not an object")
     content = delta.get("content")
     calls = delta.get("tool_calls")
     finish = choice.get("finish_reason")
@@ -183,9 +190,9 @@ def _whole_answer(raw: bytes) -> Delta:
     try:
         delta = _delta(json.loads(raw))
     except ValueError:
-        raise LLMError("llm-error", "the answer is not JSON") from None
+        raise LLMError(ErrorCode.LLM_ERROR, "the answer is not JSON") from None
     if delta is None:
-        raise LLMError("llm-error", "the answer has no choices")
+        raise LLMError(ErrorCode.LLM_ERROR, "the answer has no choices")
     delta.finish_reason = delta.finish_reason or "stop"
     return delta
 
@@ -203,7 +210,7 @@ async def _raise_status(response: httpx.Response, waits: Waits) -> None:
     except (ValueError, AttributeError):
         message = None
     message = str(message or raw[:300].decode(errors="replace") or response.reason_phrase)
-    code = "llm-loading" if response.status_code == 503 else "llm-error"
+    code = ErrorCode.LLM_LOADING if response.status_code == 503 else ErrorCode.LLM_ERROR
     where = safe_url(str(response.url))
     raise LLMError(code, f"HTTP {response.status_code} from {where}: {message}")
 
@@ -211,9 +218,11 @@ async def _raise_status(response: httpx.Response, waits: Waits) -> None:
 def _transport_error(exc: Exception, base_url: str) -> LLMError:
     unreachable = httpx.ConnectError | httpx.ConnectTimeout | httpx.UnsupportedProtocol
     if isinstance(exc, unreachable | httpx.InvalidURL):
-        return LLMError("llm-unavailable", f"no server answers at {base_url} ({exc})")
+        return LLMError(ErrorCode.LLM_UNAVAILABLE, f"no server answers at {base_url} ({exc})")
     if isinstance(exc, httpx.TimeoutException):
-        return LLMError("llm-timeout", f"{base_url} did not answer in time ({type(exc).__name__})")
+        return LLMError(
+            ErrorCode.LLM_TIMEOUT, f"{base_url} did not answer in time ({type(exc).__name__})"
+        )
     return LLMError(
-        "llm-error", f"the stream from {base_url} broke off ({type(exc).__name__}: {exc})"
+        ErrorCode.LLM_ERROR, f"the stream from {base_url} broke off ({type(exc).__name__}: {exc})"
     )

@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 
 from bus.client import Bus
+from bus.errors import ErrorCode
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +32,10 @@ async def probe(http: httpx.AsyncClient, base_url: str) -> tuple[str, str]:
     try:
         response = await http.get(f"{base_url}/models", timeout=PROBE_TIMEOUT)
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        return "llm-unavailable", f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return ErrorCode.LLM_UNAVAILABLE, why
     if response.status_code == 503:
-        return "llm-loading", "HTTP 503: the server is still loading its model"
+        return ErrorCode.LLM_LOADING, "HTTP 503: the server is still loading its model"
     return "ok", ""  # any other answer: a server is there (some do not list models)
 
 

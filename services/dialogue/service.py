@@ -11,6 +11,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from bus.client import Bus
+from bus.errors import ErrorCode
 from bus.liveness import Liveness
 from bus.message import new_id
 from bus.messages import (
@@ -48,7 +49,7 @@ LOCAL_SESSION = "local"
 AUDIO_FRESH = 3.0
 """Seconds since the speaker's last heartbeat for voice turns to offer ``adjust_volume``."""
 REMEMBERED_REPLIES = 512
-UNREACHABLE = ("llm-unavailable", "llm-loading")
+UNREACHABLE = (ErrorCode.LLM_UNAVAILABLE, ErrorCode.LLM_LOADING)
 SPECULATION_MARGIN = 5.0
 """Seconds a prepared answer waits beyond the longest utterance for its final transcript."""
 
@@ -181,7 +182,7 @@ class DialogueService(Service):
                     reply_to=msg.id,
                     session=msg.session,
                     text="",
-                    error="empty-question",
+                    error=ErrorCode.EMPTY_QUESTION,
                     turn=msg.turn,
                 )
             )
@@ -245,7 +246,7 @@ class DialogueService(Service):
 
     def _corrupt_history(self, path: Path, problem: str, aside: Path) -> None:
         message = f"{path} is unreadable ({problem}); set aside as {aside.name}, starting afresh"
-        self.bus.publish(Error(service=DIALOGUE, code="history-corrupt", message=message))
+        self.bus.publish(Error(service=DIALOGUE, code=ErrorCode.HISTORY_CORRUPT, message=message))
 
     async def _clear(self, msg: ClearHistoryRequest) -> None:
         async with self.sessions.lock(msg.session):

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bus.client import Bus
+from bus.errors import ErrorCode
 from bus.messages import Error, Speculation, TraceMark
 from services.dialogue.history import Sessions
 from services.dialogue.llm import LLMClient, LLMError
@@ -114,7 +115,7 @@ class Turn:
             return self._failed(exc.code, exc.detail)
         except Exception as exc:  # a bug must cost one answer, not the service
             log.exception("turn %s failed", req.turn)
-            return self._failed("internal-error", f"{type(exc).__name__}: {exc}")
+            return self._failed(ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
         # The history keeps what was said: the speaker's phrase where it replaced the words,
         # and nothing for a turn that said nothing (an empty reply is no assistant message).
         conversation = await self.speech.said_instead() or " ".join(self.answer)
@@ -226,7 +227,7 @@ class Turn:
             if outcome.control is not None:
                 controls.append(outcome.control)
             if outcome.unavailable:
-                self.error = "tools-unavailable"
+                self.error = ErrorCode.TOOLS_UNAVAILABLE
         self.controls.extend(controls)
         self.speech.control(controls)
 

@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 
 from bus.client import Bus
+from bus.errors import ErrorCode
 from bus.messages import Error
 from services.mic.card import capture
 from services.mic.convert import AudioFileError
@@ -39,7 +40,7 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
             bus.set_state("ready")
             return
         if bus.detail != f"mic: {problem}"[:200]:  # once per outage, not once per retry
-            bus.publish(Error(service=MIC, code="mic-unavailable", message=problem))
+            bus.publish(Error(service=MIC, code=ErrorCode.MIC_UNAVAILABLE, message=problem))
         bus.set_state("degraded", f"mic: {problem}"[:200])
 
     await listener.run(capture(config.card, report))

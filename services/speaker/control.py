@@ -6,28 +6,10 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from services.phrases import cannot_go
 from services.speaker.volume import Volume
 
 log = logging.getLogger(__name__)
-
-CANNOT_GO = {
-    "ja": {"up": "これ以上大きくできません", "down": "これ以上小さくできません"},
-    "en": {"up": "I can't go any louder.", "down": "I can't go any quieter."},
-    "it": {
-        "up": "Non posso alzare di più il volume.",
-        "down": "Non posso abbassare di più il volume.",
-    },
-}
-"""What is said instead of the model's words when a volume step changed nothing."""
-
-FALLBACK_LANG = "en"
-
-
-def cannot_go(direction: str, lang: str) -> str:
-    """The override phrase for ``direction`` in ``lang`` (``ja-JP`` → ``ja``; else English)."""
-    phrases = CANNOT_GO.get(lang.split("-")[0].lower(), CANNOT_GO[FALLBACK_LANG])
-    return phrases[direction]
-
 
 def apply_controls(
     actions: Iterable[Any], volume: Volume, lang: str

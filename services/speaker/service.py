@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bus.client import Bus
+from bus.errors import ErrorCode
 from bus.messages import (
     ActionRequest,
     Error,
@@ -226,7 +227,12 @@ class Speaker(Service):
 
     def _synthesis_failed(self, line: Line, error: str) -> None:
         self.bus.publish(
-            Error(service=self.bus.name, code="tts-synthesis-failed", message=error, turn=line.turn)
+            Error(
+                service=self.bus.name,
+                code=ErrorCode.TTS_SYNTHESIS_FAILED,
+                message=error,
+                turn=line.turn,
+            )
         )
 
     def _on_playback(self, event: PlaybackEvent) -> None:

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 
 from bus.client import Bus
+from bus.errors import ErrorCode
 from bus.messages import (
     Error,
     SpeakRequest,
@@ -28,19 +29,13 @@ from bus.messages import (
 )
 from services.base import Service
 from services.names import STT
+from services.phrases import apology
 from services.stt.backends import open_backend
 from services.stt.engine import Backend, Recognized, SttFailed, SttUnavailable
 from services.stt.text import spoken_words
 from settings.schema import Config
 
 log = logging.getLogger(__name__)
-
-APOLOGY = {
-    "en": "Sorry, I could not understand that.",
-    "it": "Scusa, non ho capito.",
-    "ja": "すみません、聞き取れませんでした。",
-}
-
 
 @dataclass
 class Job:
@@ -82,7 +77,7 @@ class SpeechToText(Service):
         if problem:
             log.warning("utterance %s dropped: %s", utterance.turn, problem)
             if not utterance.partial:
-                self._fail(utterance, "stt-failed", problem)
+                self._fail(utterance, ErrorCode.STT_FAILED, problem)
             return
         if utterance.partial:
             if self.speculative:
@@ -148,10 +143,10 @@ class SpeechToText(Service):
                 result = await self._transcribe(job)
             except SttUnavailable as exc:
                 self.bus.set_state("degraded", str(exc)[:200])
-                self._fail(utterance, "stt-unavailable", str(exc))
+                self._fail(utterance, ErrorCode.STT_UNAVAILABLE, str(exc))
                 return
             except SttFailed as exc:
-                self._fail(utterance, "stt-failed", str(exc))
+                self._fail(utterance, ErrorCode.STT_FAILED, str(exc))
                 return
         assert job is not None
         if self.bus.state == "degraded":
@@ -182,13 +177,13 @@ class SpeechToText(Service):
             ", speculative" if reused else "",
         )
 
-    def _fail(self, utterance: Utterance, code: str, message: str) -> None:
+    def _fail(self, utterance: Utterance, code: ErrorCode, message: str) -> None:
         log.error("turn %s: %s: %s", utterance.turn, code, message)
         self.bus.publish(Error(service=STT, code=code, message=message, turn=utterance.turn))
-        lang = self.lang if self.lang in APOLOGY else "en"
+        text, lang = apology(code, self.lang)
         self.bus.publish(
             SpeakRequest(
-                text=APOLOGY[lang], lang=lang, kind="error", seq=0, final=True, turn=utterance.turn
+                text=text, lang=lang, kind="error", seq=0, final=True, turn=utterance.turn
             )
         )
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 
 from bus.client import Bus
+from bus.errors import ErrorCode
 from bus.liveness import Liveness
 from bus.message import Message
 from bus.messages import (
@@ -33,7 +34,7 @@ from bus.messages import (
 )
 from services.base import Service
 from services.names import BROKER, SPEAKER, WATCHDOG
-from services.watchdog.phrases import apology
+from services.phrases import apology
 from services.watchdog.turns import TurnBook, VoiceTurn
 from settings.schema import Config, WatchdogConfig
 
@@ -121,7 +122,7 @@ class Watchdog(Service):
             return
         if not lost.said:
             self._error(turn)
-        text, lang = apology(lost.stage, turn.lang)
+        text, lang = apology(ErrorCode.TURN_LOST, turn.lang, stage=lost.stage)
         self.bus.publish(
             SpeakRequest(
                 text=text, lang=lang, kind="error", seq=lost.seq, final=True, turn=turn.turn
@@ -134,7 +135,7 @@ class Watchdog(Service):
     def _error(self, turn: VoiceTurn) -> None:
         assert turn.lost is not None
         self.bus.publish(
-            Error(service=WATCHDOG, code="turn-lost", message=turn.lost.why, turn=turn.turn)
+            Error(service=WATCHDOG, code=ErrorCode.TURN_LOST, message=turn.lost.why, turn=turn.turn)
         )
 
     HANDLERS = {

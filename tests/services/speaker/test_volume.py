@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from services.speaker.control import CANNOT_GO, apply_controls, cannot_go
+from services.phrases import CANNOT_GO, cannot_go
+from services.speaker.control import apply_controls
 from services.speaker.volume import Volume, VolumeStore, state_path
 
 UP = {"type": "adjust_volume", "direction": "up"}

@@ -21,8 +21,9 @@ from bus.messages import (
     TurnDropped,
     Utterance,
 )
+from services.phrases import APOLOGIES
 from services.stt.engine import Recognized, SttFailed, SttUnavailable
-from services.stt.service import APOLOGY, SpeechToText
+from services.stt.service import SpeechToText
 from tests.helpers.busrun import with_buses
 from tests.helpers.polling import until
 
@@ -210,7 +211,8 @@ def test_an_engine_that_cannot_be_reached_is_reported_and_apologised_for(
         assert "still loading" in error.message
         apology = await next_for(test, "t1")
         assert isinstance(apology, SpeakRequest)
-        assert (apology.kind, apology.final, apology.text) == ("error", True, APOLOGY["it"])
+        said = APOLOGIES["stt-failed"]["it"]
+        assert (apology.kind, apology.final, apology.text) == ("error", True, said)
         assert stt.bus.state == "degraded"
         test.publish(utterance("t2", audio(2)))  # the engine answers again
         assert isinstance(await next_for(test, "t2"), Transcript)

@@ -7,8 +7,9 @@ import contextlib
 import time
 
 from bus.client import Bus
+from bus.errors import ErrorCode
 from bus.messages import Error, Heartbeat, SpeakRequest, SpeechEnded, SpeechStarted, Spoken
-from services.watchdog.phrases import apology
+from services.phrases import apology
 from services.watchdog.service import RESAY
 from tests.conftest import ConfigFolder
 from tests.helpers.broker import running_broker
@@ -62,7 +63,8 @@ async def _play(config_folder: ConfigFolder, dog: Process) -> None:
             )
             assert time.monotonic() - died < 3 * BEAT + 2.0
             assert error.code == "turn-lost" and "stt" in error.message
-            assert (say.kind, say.final, say.text) == ("error", True, apology("stt", "en")[0])
+            lost_at_stt = apology(ErrorCode.TURN_LOST, "en", stage="stt")[0]
+            assert (say.kind, say.final, say.text) == ("error", True, lost_at_stt)
 
             again = await bus.wait_for(SpeakRequest, lambda s: s.turn == "t1", timeout=RESAY + 3)
             assert again.text == say.text  # unconfirmed: said again

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from bus.errors import ErrorCode
 from bus.messages import (
     Error,
     Reply,
@@ -25,7 +26,7 @@ from bus.messages import (
     ToolRequest,
     TraceMark,
 )
-from services.watchdog.phrases import apology
+from services.phrases import apology
 from tests.helpers import llm_chunks as c
 from tests.helpers.assistant import Assistant, Recorder
 from tests.system.reliability.whole import QUESTION, Voice, hang_tool, pids
@@ -85,7 +86,7 @@ def test_mic(assistant: Assistant) -> None:
         error = await rec.until(Error, lambda m: m.turn == turn, BOUND)
         assert error.code == "turn-lost" and "mic" in error.message
         spoken = await voice.apology(turn)
-        assert spoken.text == apology("mic", "en")[0]
+        assert spoken.text == apology(ErrorCode.TURN_LOST, "en", stage="mic")[0]
         assert time.monotonic() - died < BOUND
         await voice.played()
         await asyncio.to_thread(assistant.restart, "mic")
@@ -104,7 +105,7 @@ def test_stt(assistant: Assistant) -> None:
         assistant.kill("stt")  # while it transcribes
         died = time.monotonic()
         spoken = await voice.apology(turn)
-        assert spoken.text == apology("stt", "en")[0]
+        assert spoken.text == apology(ErrorCode.TURN_LOST, "en", stage="stt")[0]
         assert time.monotonic() - died < BOUND
         await voice.played()
         await asyncio.to_thread(assistant.restart, "stt")
@@ -124,7 +125,7 @@ def test_dialogue(assistant: Assistant) -> None:
         assistant.kill("dialogue")  # while the model streams its answer
         died = time.monotonic()
         spoken = await voice.apology(turn)
-        assert spoken.text == apology("dialogue", "en")[0]
+        assert spoken.text == apology(ErrorCode.TURN_LOST, "en", stage="dialogue")[0]
         assert time.monotonic() - died < BOUND
         assistant.llm.gate("dialogue").set()
         await voice.played()
@@ -183,7 +184,7 @@ def test_tts(assistant: Assistant) -> None:
         await voice.played()
         await asyncio.to_thread(assistant.restart, "tts")
         spoken = await voice.apology(turn)  # spoken by the new speaker
-        assert spoken.text == apology("tts", "en")[0]
+        assert spoken.text == apology(ErrorCode.TURN_LOST, "en", stage="tts")[0]
         assert time.monotonic() - died < BOUND + 60  # a restart of Kokoro included
         await voice.answered()
 
@@ -240,7 +241,8 @@ def test_broker(assistant: Assistant) -> None:
         # the publishers' queues and delivers it to the subscribers back by then: the turn
         # ends with its answer, or (what the speaker missed) with the watchdog's apology.
         spoken = await rec.until(Spoken, lambda m: m.turn == turn, BOUND)
-        assert spoken.text in ("Lost on the way.", apology("broker", "en")[0])
+        lost = apology(ErrorCode.TURN_LOST, "en", stage="broker")[0]
+        assert spoken.text in ("Lost on the way.", lost)
         assert time.monotonic() - died < BOUND
         await voice.quiet(spoken.ts)
         await voice.played()
