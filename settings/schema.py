@@ -204,6 +204,16 @@ class BrainConfig(Table):
     """Seconds ``/ask`` waits for the dialogue service's reply before answering 504."""
     max_pending: int = Field(32, ge=1)
     """Questions answered at once; more are refused with 429 (and ``Retry-After``)."""
+    allowed_hosts: list[str] = Field(default_factory=list)
+    """Names besides localhost, 127.0.0.1, [::1] and ``host`` that a tokenless request's
+    ``Host`` header may carry (a name of your own for 127.0.0.1); others get 421."""
+
+    @field_validator("token")
+    @classmethod
+    def _token_fits_a_header(cls, token: str) -> str:
+        if token and not all("!" <= char <= "~" for char in token):
+            raise ValueError("the token must be printable ASCII without spaces (sent in a header)")
+        return token
 
 
 class WatchdogConfig(Table):

@@ -18,7 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException
 
 from services.brain.bridge import BrainBridge, Busy, Conflict, NoAnswer, Unavailable
+from services.brain.gate import Gate, host_names
 from services.brain.limits import RequestGuard
+from settings.schema import BrainConfig
 
 log = logging.getLogger(__name__)
 
@@ -65,13 +67,17 @@ class Problem(BaseModel):
     error: str
 
 
-def create_app(bridge: BrainBridge, token: str = "") -> FastAPI:
+def create_app(bridge: BrainBridge, brain: BrainConfig) -> FastAPI:
+    token = brain.token
     app = FastAPI(
         title="desktop-assistant brain",
         description="The HTTP API of the assistant for other user interfaces.",
         version="1",
+        docs_url=None,  # /docs and /redoc load their pages from a CDN: the assistant is offline
+        redoc_url=None,
     )
     app.add_middleware(RequestGuard, max_body=MAX_BODY)
+    app.add_middleware(Gate, token=token, names=host_names(brain.host, brain.allowed_hosts))
     _install_error_handlers(app)
 
     def authorized(request: Request) -> None:
@@ -79,7 +85,9 @@ def create_app(bridge: BrainBridge, token: str = "") -> FastAPI:
             return
         given = request.headers.get("authorization", "")
         scheme, _, value = given.partition(" ")
-        if scheme.lower() != "bearer" or not secrets.compare_digest(value.strip(), token):
+        # as bytes: a header may hold any byte, and compare_digest refuses non-ASCII text
+        offered = value.strip().encode("latin-1", errors="replace")
+        if scheme.lower() != "bearer" or not secrets.compare_digest(offered, token.encode()):
             raise HTTPException(
                 401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"}
             )

@@ -25,11 +25,11 @@ class RequestGuard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         declared = headers.get("content-length", "")  # the HTTP server checked its syntax
         if declared.isdigit() and int(declared) > self.max_body:
-            await _refuse(send, 413, self._too_big())
+            await refuse(send, 413, self._too_big())
             return
         kind = headers.get("content-type", "").split(";")[0].strip().lower()
         if kind and kind != "application/json" and not kind.endswith("+json"):
-            await _refuse(send, 415, f"Content-Type must be application/json, not {kind}")
+            await refuse(send, 415, f"Content-Type must be application/json, not {kind}")
             return
         body = bytearray()
         while True:
@@ -38,7 +38,7 @@ class RequestGuard:
                 return  # the client went away
             body += message.get("body", b"")
             if len(body) > self.max_body:
-                await _refuse(send, 413, self._too_big())
+                await refuse(send, 413, self._too_big())
                 return
             if not message.get("more_body", False):
                 break
@@ -61,7 +61,7 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
-async def _refuse(send: Send, status: int, error: str) -> None:
+async def refuse(send: Send, status: int, error: str) -> None:
     payload = json.dumps({"error": error}).encode()
     await send(
         {

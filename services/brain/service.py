@@ -26,9 +26,9 @@ def serve_on(sock: socket.socket) -> ServiceMain:
         watcher = asyncio.ensure_future(bridge.watch())
         bus.set_state("ready")
         host, port = sock.getsockname()[:2]
-        log.info("brain: listening on http://%s:%s (OpenAPI at /docs)", host, port)
+        log.info("brain: listening on http://%s:%s (OpenAPI at /openapi.json)", host, port)
         try:
-            await serve(create_app(bridge, config.brain.token), sock)
+            await serve(create_app(bridge, config.brain), sock)
         finally:
             watcher.cancel()
 
