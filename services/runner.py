@@ -23,7 +23,20 @@ from settings import Config
 log = logging.getLogger(__name__)
 
 ServiceMain = Callable[[Bus, Config, argparse.Namespace], Awaitable[None]]
+Prepare = Callable[[Config, argparse.Namespace], ServiceMain]
+"""Checks that must pass before the bus is reached; returns the start they prepared (with
+what they loaded or bound), or raises :class:`StartupError`."""
 T = TypeVar("T")
+
+
+class StartupError(Exception):
+    """A check before the bus refused the start: ``message`` goes to stderr, the process
+    exits with ``code`` (2, as for a bad config: a supervisor should not restart it)."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
 
 
 def service_parser(name: str, description: str) -> argparse.ArgumentParser:
@@ -74,16 +87,34 @@ _loading: set[threading.Thread] = set()
 """Start-up loads still running (see :func:`load_in_thread`)."""
 
 
-def run_service(name: str, args: argparse.Namespace, main: ServiceMain) -> int:
-    """Run ``main(bus, config, args)`` until it returns or SIGTERM/SIGINT arrives."""
+def run_service(
+    name: str,
+    args: argparse.Namespace,
+    serve: ServiceMain | None = None,
+    *,
+    prepare: Prepare | None = None,
+) -> int:
+    """Run ``serve(bus, config, args)`` until it returns or SIGTERM/SIGINT arrives.
+
+    A service with checks that must refuse the start before the bus is reached (a bad
+    tool file, a port in use) passes ``prepare`` instead, which returns the start.
+    """
     config = load_or_exit(args.config)
     setup_logging(args.log_level, config)
+    if prepare is not None:
+        try:
+            serve = prepare(config, args)
+        except StartupError as exc:
+            print(exc.message, file=sys.stderr)
+            return exc.code
+    if serve is None:
+        raise TypeError(f"{name}: run_service needs serve or prepare")
     try:
         endpoints = endpoints_of(config)
     except EndpointError as exc:
         log.error("%s: %s", name, exc)
         return 2
-    code = eventloop.run(_run(name, endpoints, config, args, main))
+    code = eventloop.run(_run(name, endpoints, config, args, serve))
     if _loading:
         # Stopped while a model was loading: everything of ours is closed; leave without
         # waiting for the load or running the interpreter's exit over the library's thread.

@@ -10,26 +10,41 @@ import socket
 from bus.client import Bus
 from services.brain.api import create_app
 from services.brain.bridge import BrainBridge
-from services.brain.server import serve
-from services.runner import ServiceMain
+from services.brain.server import listen, serve
+from services.runner import ServiceMain, StartupError
 from settings import Config
+from settings.startup import brain_problems
 
 log = logging.getLogger("services.brain")
 
 
+def prepare(config: Config, _: argparse.Namespace) -> ServiceMain:
+    """Refuse what ``config check`` refuses, and bind the port, before the bus is reached:
+    a port in use then fails at once instead of after the bus connection."""
+    problems = brain_problems(config.brain)
+    if problems:
+        raise StartupError(f"brain: refusing to start: {problems[0]}")
+    try:
+        sock = listen(config.brain.host, config.brain.port)
+    except OSError as exc:
+        raise StartupError(f"brain: {exc}") from None
+    return serve_on(sock)
+
+
 def serve_on(sock: socket.socket) -> ServiceMain:
-    """The brain on ``sock`` (bound before the start, so a port in use fails at once)."""
+    """The brain on ``sock``, bound already."""
 
     async def brain(bus: Bus, config: Config, _: argparse.Namespace) -> None:
-        bridge = BrainBridge(bus, config.brain.timeout, config.brain.max_pending)
-        await bridge.start()
-        watcher = asyncio.ensure_future(bridge.watch())
-        bus.set_state("ready")
-        host, port = sock.getsockname()[:2]
-        log.info("brain: listening on http://%s:%s (OpenAPI at /openapi.json)", host, port)
-        try:
-            await serve(create_app(bridge, config.brain), sock)
-        finally:
-            watcher.cancel()
+        with sock:
+            bridge = BrainBridge(bus, config.brain.timeout, config.brain.max_pending)
+            await bridge.start()
+            watcher = asyncio.ensure_future(bridge.watch())
+            bus.set_state("ready")
+            host, port = sock.getsockname()[:2]
+            log.info("brain: listening on http://%s:%s (OpenAPI at /openapi.json)", host, port)
+            try:
+                await serve(create_app(bridge, config.brain), sock)
+            finally:
+                watcher.cancel()
 
     return brain

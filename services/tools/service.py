@@ -11,10 +11,10 @@ from pathlib import Path
 from bus.client import Bus
 from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult, ToolSpec
 from services.base import Service
-from services.runner import ServiceMain
+from services.runner import ServiceMain, StartupError
 from services.tools.runner import Outcome, Runner
-from settings import Config
-from settings.toolfiles import Tool
+from settings import Config, ConfigError, config_dir
+from settings.toolfiles import Tool, load_tools
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +44,19 @@ class AnswerCache:
             self._entries.popitem(last=False)
 
 
+def prepare(config: Config, args: argparse.Namespace) -> ServiceMain:
+    """Load the tool files before the bus is reached: a bad one stops the start, like a bad
+    config.toml, so that no tool is dropped quietly."""
+    folder = config_dir(args.config)
+    try:
+        tools = load_tools(folder)
+    except ConfigError as exc:
+        raise StartupError(f"tool file error:\n{exc}") from None
+    return serve_with(tools, folder / "tools")
+
+
 def serve_with(tools: dict[str, Tool], tools_dir: Path) -> ServiceMain:
-    """The tools service over ``tools`` (loaded and checked before the start)."""
+    """The tools service over ``tools``."""
 
     async def serve(bus: Bus, config: Config, _: argparse.Namespace) -> None:
         runner = Runner(tools, tools_dir, config.env, config.tools)
