@@ -18,6 +18,8 @@ PREFIX = "desktop-assistant-"
 class ProcessLine:
     name: str
     argv: list[str]
+    env: dict[str, str]
+    """The line's leading ``NAME=VALUE`` words: the shell honcho runs it with sets them."""
 
 
 def read_procfile(path: Path) -> list[ProcessLine]:
@@ -27,7 +29,12 @@ def read_procfile(path: Path) -> list[ProcessLine]:
         if not line or line.startswith("#"):
             continue
         name, _, command = line.partition(":")
-        processes.append(ProcessLine(name.strip(), shlex.split(command)))
+        words = shlex.split(command)
+        env: dict[str, str] = {}
+        while words and "=" in words[0] and words[0].split("=", 1)[0].isidentifier():
+            key, _, value = words.pop(0).partition("=")
+            env[key] = value
+        processes.append(ProcessLine(name.strip(), words, env))
     return processes
 
 
@@ -40,6 +47,7 @@ def service_unit(process: ProcessLine, root: str, python: str, config: str | Non
     if config:
         argv += ["--config", config]
     after = "" if process.name == "broker" else f"After={unit_name('broker')}\n"
+    env = "".join(f"Environment={key}={value}\n" for key, value in process.env.items())
     return (
         "[Unit]\n"
         f"Description=desktop-assistant {process.name}\n"
@@ -53,6 +61,7 @@ def service_unit(process: ProcessLine, root: str, python: str, config: str | Non
         f"WorkingDirectory={root}\n"
         f"ExecStart={' '.join(shlex.quote(a) for a in argv)}\n"
         "Environment=PYTHONUNBUFFERED=1\n"
+        f"{env}"
         "Restart=on-failure\n"
         "RestartSec=3\n"
         "# Exit status 2 is a config error: restarting cannot fix it.\n"
@@ -60,6 +69,8 @@ def service_unit(process: ProcessLine, root: str, python: str, config: str | Non
         "TimeoutStopSec=5\n"
         "StandardOutput=journal\n"
         "StandardError=journal\n"
+        "# Each line's <N> prefix is its priority (bus/logs.py): journalctl -p warning filters.\n"
+        f"SyslogIdentifier={PREFIX}{process.name}\n"
         "\n"
         "[Install]\n"
         f"WantedBy={TARGET}\n"

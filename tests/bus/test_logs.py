@@ -1,10 +1,11 @@
-"""The log level of a real process (``python -m bus``) from the flag, the environment and the
-config (``bus/logs.py``)."""
+"""The log lines of a real process (``python -m bus``) under a terminal, honcho and journald,
+and the log level from the flag, the environment and the config (``bus/logs.py``)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 from bus.endpoints import Endpoints
 from tests.conftest import ConfigFolder
 from tests.helpers.broker import wait_broker
+from tests.helpers.ports import free_port
 from tests.helpers.processes import ROOT, python_env
 
 TIME = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} "
@@ -48,6 +50,40 @@ def broker_log(
                 broker.kill()
                 broker.wait(5)
     return broker.returncode, path.read_text().splitlines()
+
+
+def test_on_a_terminal_each_line_has_its_time(config_folder: ConfigFolder) -> None:
+    code, lines = broker_log(config_folder, {})
+    assert code == 0 and any(re.fullmatch(TIME + "bus.broker INFO broker: stopped", x)
+                             for x in lines), lines
+
+
+def test_under_honcho_the_procfile_drops_our_time(config_folder: ConfigFolder) -> None:
+    code, lines = broker_log(config_folder, {"DESKTOP_ASSISTANT_LOG_TIME": "0"})
+    assert code == 0 and lines[-2:] == [
+        "bus.broker INFO broker: stopping", "bus.broker INFO broker: stopped"
+    ], lines
+
+
+def test_under_journald_lines_carry_their_priority_and_no_time(
+    config_folder: ConfigFolder,
+) -> None:
+    ports = free_port(), free_port()
+    endpoints = Endpoints(pub=f"tcp://127.0.0.1:{ports[0]}", sub=f"tcp://127.0.0.1:{ports[1]}")
+    (config_folder.path / "config.toml").write_text(
+        f'[bus]\npub = "{endpoints.pub}"\nsub = "{endpoints.sub}"\nplain_tcp = true\n'
+    )
+    code, lines = broker_log(config_folder, {"JOURNAL_STREAM": STREAM}, endpoints=endpoints)
+    assert code == 0
+    assert lines[0] == ("<4>bus.process WARNING bus: plain TCP allowed by [bus] plain_tcp: "
+                        "traffic is unencrypted"), lines
+    assert lines[-1] == "<6>bus.broker INFO broker: stopped", lines
+
+
+def test_a_journal_stream_of_another_file_is_not_journald(config_folder: ConfigFolder) -> None:
+    """A child of a unit whose stderr went elsewhere inherits JOURNAL_STREAM: not journald."""
+    code, lines = broker_log(config_folder, {"JOURNAL_STREAM": "1:1"})
+    assert code == 0 and re.fullmatch(TIME + "bus.broker INFO broker: stopped", lines[-1])
 
 
 @pytest.mark.parametrize(

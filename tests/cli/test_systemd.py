@@ -31,6 +31,8 @@ def test_installed_units_pass_systemd_analyze_verify(tmp_path: Path) -> None:
         assert "Restart=on-failure" in text and "RestartSec=3" in text
         assert f"ExecStart={sys.executable} " in text
         assert f"WorkingDirectory={ROOT}" in text
+        assert f"\nSyslogIdentifier=desktop-assistant-{process.name}\n" in text
+        assert "\nEnvironment=DESKTOP_ASSISTANT_LOG_TIME=0\n" in text  # the Procfile's
     assert "WantedBy=default.target" in (units / TARGET).read_text()
     runtime = tmp_path / "runtime"
     runtime.mkdir(mode=0o700)

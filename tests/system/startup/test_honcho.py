@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -120,6 +121,9 @@ def test_honcho_starts_every_process_and_a_signal_stops_them_all(
     for name in NAMES:  # each stopped on its own, not killed
         own = "\n".join(line for line in output.splitlines() if f" {name}.1 " in line)
         assert f"{name}: stopped" in own, f"{name} did not stop by itself:\n{own[-4000:]}"
+        # honcho's time starts each line; the Procfile's DESKTOP_ASSISTANT_LOG_TIME=0 drops ours
+        assert re.search(rf"^\d\d:\d\d:\d\d {name}\.1 +\| \S+ INFO {name}: stopped$", own,
+                         flags=re.MULTILINE), own[-2000:]
     assert "SIGKILL" not in output and "Traceback" not in output, output[-3000:]
 
 
