@@ -207,6 +207,10 @@ class BrainConfig(Table):
     allowed_hosts: list[str] = Field(default_factory=list)
     """Names besides localhost, 127.0.0.1, [::1] and ``host`` that a tokenless request's
     ``Host`` header may carry (a name of your own for 127.0.0.1); others get 421."""
+    client_timeout: float = Field(10.0, gt=0, le=3600)
+    """Seconds a client may take to send a request's headers, and again its body."""
+    max_connections: int = Field(1000, ge=1, le=100_000)
+    """Open connections at most; past it, the longest idle ones are closed."""
 
     @field_validator("token")
     @classmethod

@@ -76,7 +76,7 @@ def create_app(bridge: BrainBridge, brain: BrainConfig) -> FastAPI:
         docs_url=None,  # /docs and /redoc load their pages from a CDN: the assistant is offline
         redoc_url=None,
     )
-    app.add_middleware(RequestGuard, max_body=MAX_BODY)
+    app.add_middleware(RequestGuard, max_body=MAX_BODY, body_timeout=brain.client_timeout)
     app.add_middleware(Gate, token=token, names=host_names(brain.host, brain.allowed_hosts))
     _install_error_handlers(app)
 

@@ -1,22 +1,26 @@
-"""An ASGI guard in front of the API: body size and type are refused before any parsing."""
+"""An ASGI guard in front of the API: body size, type and pace are checked before parsing."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 class RequestGuard:
-    """Refuse bodies over ``max_body`` bytes (413) and non-JSON bodies (415).
+    """Refuse bodies over ``max_body`` bytes (413), non-JSON bodies (415) and bodies not
+    received within ``body_timeout`` seconds (408: a slow client holds nothing for long).
 
     The body is read here (it is small by then), so a chunked upload without
     a Content-Length cannot get past the limit either.
     """
 
-    def __init__(self, app: ASGIApp, max_body: int) -> None:
+    def __init__(self, app: ASGIApp, max_body: int, body_timeout: float) -> None:
         self.app = app
         self.max_body = max_body
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
@@ -32,8 +36,14 @@ class RequestGuard:
             await refuse(send, 415, f"Content-Type must be application/json, not {kind}")
             return
         body = bytearray()
+        deadline = time.monotonic() + self.body_timeout
         while True:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), deadline - time.monotonic())
+            except TimeoutError:
+                error = f"request body not received within {self.body_timeout:g} s"
+                await refuse(send, 408, error)
+                return
             if message["type"] != "http.request":
                 return  # the client went away
             body += message.get("body", b"")

@@ -10,6 +10,9 @@ from collections.abc import Iterator
 import uvicorn
 from fastapi import FastAPI
 
+from services.brain.connections import protocol_class
+from settings.schema import BrainConfig
+
 SHUTDOWN_GRACE = 5.0
 
 
@@ -39,10 +42,22 @@ class _Server(uvicorn.Server):
         yield  # run_service owns SIGTERM/SIGINT and cancels us; see serve()
 
 
-async def serve(app: FastAPI, sock: socket.socket) -> None:
+KEEP_ALIVE = 5
+"""Seconds a connection may stay idle between requests."""
+MAX_HEAD = 16 * 1024
+"""Bytes a request's line and headers may take (h11 answers 400 past it)."""
+
+
+async def serve(app: FastAPI, sock: socket.socket, brain: BrainConfig) -> None:
     """Run until cancelled, then stop accepting and let open requests finish (briefly)."""
     config = uvicorn.Config(
-        app, log_config=None, access_log=False, lifespan="off", timeout_keep_alive=5
+        app,
+        log_config=None,
+        access_log=False,
+        lifespan="off",
+        http=protocol_class(brain.client_timeout, brain.max_connections),
+        timeout_keep_alive=KEEP_ALIVE,
+        h11_max_incomplete_event_size=MAX_HEAD,
     )
     server = _Server(config)
     task = asyncio.ensure_future(server.serve(sockets=[sock]))

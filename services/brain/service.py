@@ -43,7 +43,7 @@ def serve_on(sock: socket.socket) -> ServiceMain:
             host, port = sock.getsockname()[:2]
             log.info("brain: listening on http://%s:%s (OpenAPI at /openapi.json)", host, port)
             try:
-                await serve(create_app(bridge, config.brain), sock)
+                await serve(create_app(bridge, config.brain), sock, config.brain)
             finally:
                 watcher.cancel()
 
