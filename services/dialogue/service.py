@@ -35,6 +35,7 @@ from services.dialogue.history_store import HistoryStore
 from services.dialogue.llm import LLMClient
 from services.dialogue.phrases import guess_lang
 from services.dialogue.reachability import Reachability
+from services.dialogue.settings import DialogueSettings, dialogue_settings
 from services.dialogue.speculation import Prepared, Speculator, discard
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
@@ -57,7 +58,8 @@ SPECULATION_MARGIN = 5.0
 async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request is noise
     config_file = config_dir(args.config) / "config.toml"
-    await DialogueService(bus, config, config_file=config_file, state=state_dir()).run()
+    settings = dialogue_settings(config)
+    await DialogueService(bus, settings, config_file=config_file, state=state_dir()).run()
 
 
 class DialogueService(Service):
@@ -66,27 +68,27 @@ class DialogueService(Service):
     def __init__(
         self,
         bus: Bus,
-        config: Config,
+        settings: DialogueSettings,
         llm: LLMClient | None = None,
         rng: random.Random | None = None,
         config_file: Path | None = None,
         state: Path | None = None,
     ) -> None:
         super().__init__(bus)
-        self.config = config
-        self.llm = llm or LLMClient(config.llm, config.dialogue.model, config.dialogue.timeout)
+        self.settings = settings
+        self.llm = llm or LLMClient(settings.llm, settings.model, settings.timeout)
         self.reachability = Reachability(bus, self.llm.probe, self.llm.shown, config_file)
         self.liveness = Liveness()
         self.toolbox = Toolbox(bus, rng=rng, liveness=self.liveness)
         store = None
         if state is not None:  # the conversation survives a restart of the service
             store = HistoryStore(state / "history", on_corrupt=self._corrupt_history)
-        self.sessions = Sessions(config.dialogue.history, store=store)
+        self.sessions = Sessions(settings.history, store=store)
         self._replies: OrderedDict[str, Reply] = OrderedDict()
         self._in_flight: set[str] = set()
         # A guess can only be confirmed by its final transcript, which comes at most an
         # utterance's length and a window after it.
-        expire = config.vad.max_utterance + config.vad.silence + SPECULATION_MARGIN
+        expire = settings.longest_utterance + SPECULATION_MARGIN
         self.speculator = Speculator(bus, self._speculative_turn, expire)
 
     async def run(self) -> None:
@@ -134,7 +136,7 @@ class DialogueService(Service):
             return None
         turn = msg.turn or new_id()
         volume = self.liveness.alive(SPEAKER, within=AUDIO_FRESH)
-        lang = msg.lang or self.config.dialogue.lang
+        lang = msg.lang or self.settings.lang
         return TurnRequest(turn, turn, LOCAL_SESSION, text, lang, local=True, offer_volume=volume)
 
     def _voice_turn(self, msg: Transcript) -> None:
@@ -145,7 +147,7 @@ class DialogueService(Service):
         self.tasks.spawn(self._turn(request, self.speculator.take(request, self.sessions)))
 
     def _guess(self, msg: SpeculativeTranscript) -> None:
-        if not self.config.dialogue.speculative or msg.turn is None:
+        if not self.settings.speculative or msg.turn is None:
             return
         request = self._voice_request(msg)
         if request is not None:
@@ -159,7 +161,7 @@ class DialogueService(Service):
         return Turn(
             request,
             bus=self.bus,
-            config=self.config,
+            settings=self.settings.turn,
             llm=self.llm,
             toolbox=self.toolbox,
             sessions=self.sessions,
@@ -187,7 +189,7 @@ class DialogueService(Service):
                 )
             )
             return
-        lang = msg.lang or guess_lang(text, self.config.dialogue.lang)
+        lang = msg.lang or guess_lang(text, self.settings.lang)
         request = TurnRequest(
             msg.turn or msg.id,
             msg.id,

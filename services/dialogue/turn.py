@@ -15,13 +15,13 @@ from services.dialogue.history import Sessions
 from services.dialogue.llm import LLMClient, LLMError
 from services.dialogue.phrases import apology
 from services.dialogue.sentences import SentenceSplitter
+from services.dialogue.settings import TurnSettings
 from services.dialogue.speech import Speech
 from services.dialogue.textcalls import may_be_call, parse_text_calls
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.toolcalls import ToolCallAssembler, ToolCallRequest
 from services.names import DIALOGUE
-from settings import Config
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ class Turn:
         req: TurnRequest,
         *,
         bus: Bus,
-        config: Config,
+        settings: TurnSettings,
         llm: LLMClient,
         toolbox: Toolbox,
         sessions: Sessions,
@@ -70,9 +70,9 @@ class Turn:
         speculative: bool = False,
     ) -> None:
         self.req = req
-        self.bus, self.config, self.llm, self.toolbox, self.sessions = (
+        self.bus, self.settings, self.llm, self.toolbox, self.sessions = (
             bus,
-            config,
+            settings,
             llm,
             toolbox,
             sessions,
@@ -83,7 +83,7 @@ class Turn:
         self.version = sessions.version(req.session)
         """The history this turn's answer is built on."""
         self.messages: list[dict[str, Any]] = [
-            {"role": "system", "content": config.system},
+            {"role": "system", "content": settings.system},
             *sessions.messages(req.session),
             {"role": "user", "content": req.text},
         ]
@@ -107,7 +107,7 @@ class Turn:
         try:
             result = await (first if first is not None else self.first_round())
             number = 0
-            while result.calls and number < self.config.tool_rounds:
+            while result.calls and number < self.settings.tool_rounds:
                 await self._use_tools(self.messages, result)
                 number += 1
                 result = await self._round(number)
@@ -135,7 +135,7 @@ class Turn:
     async def _round(self, number: int) -> Round:
         messages = self.messages
         tools = self.tools
-        offer = tools if tools and number < self.config.tool_rounds else None
+        offer = tools if tools and number < self.settings.tool_rounds else None
         self._mark("llm.request", f"round {number}")
         assembler = ToolCallAssembler(self.ids)
         parts: list[str] = []
@@ -236,7 +236,7 @@ class Turn:
         self._mark("llm.error" if code.startswith("llm") else "turn.error", detail[:200])
         self.bus.publish(Error(service=DIALOGUE, code=code, message=detail, turn=self.req.turn))
         self.splitter.discard()  # half a sentence is worse than none
-        text = apology(code, self.req.lang, self.config.llm)
+        text = apology(code, self.req.lang, self.llm.base_url)
         self.speech.finish(text, kind="error")
         return TurnResult(text, self.controls, code, self.waits)
 

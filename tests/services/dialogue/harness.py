@@ -24,6 +24,7 @@ from bus.messages import (
     VolumeState,
 )
 from services.dialogue.service import DialogueService
+from services.dialogue.settings import dialogue_settings
 from services.names import SPEAKER
 from settings import Config
 from tests.helpers.llm_server import ScriptedLLM
@@ -75,17 +76,18 @@ class Harness:
         self.barrier = barrier
         self.tools = tools
         self.results = results or {}
-        self.config = Config.model_validate(
-            {
-                "llm": llm_url,
-                "system": "You are a test.",
-                "tool_rounds": tool_rounds,
-                "bus": {"pub": endpoints.pub, "sub": endpoints.sub},
-                "dialogue": {
-                    "model": model, "history": history, "timeout": timeout,
-                    "speculative": speculative,
-                },
-            }
+        self.settings = dialogue_settings(
+            Config.model_validate(
+                {
+                    "llm": llm_url,
+                    "system": "You are a test.",
+                    "tool_rounds": tool_rounds,
+                    "dialogue": {
+                        "model": model, "history": history, "timeout": timeout,
+                        "speculative": speculative,
+                    },
+                }
+            )
         )
         self.seen: list[Message] = []
         self.said_instead: str | None = None
@@ -122,7 +124,7 @@ class Harness:
             await self.executor.start()
             self._tasks.append(asyncio.ensure_future(self.executor.serve()))
         dialogue_bus = self._bus("dialogue")
-        self.service = DialogueService(dialogue_bus, self.config, rng=random.Random(7))
+        self.service = DialogueService(dialogue_bus, self.settings, rng=random.Random(7))
         self._tasks.append(asyncio.ensure_future(self.service.run()))
         # degraded: the start-up check found no LLM server (some tests have none)
         await until(lambda: dialogue_bus.state in ("ready", "degraded"), what="dialogue ready")
