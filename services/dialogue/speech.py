@@ -43,15 +43,16 @@ class Speech:
 
     def control(self, actions: list[dict[str, Any]]) -> None:
         if self.local and actions:
+            request = ActionRequest(actions=actions, lang=self.lang, turn=self.turn)
             # Waiting from before the publish: the answer cannot come first. A later control
             # of the turn replaces the wait (the speaker's answer covers the whole turn).
             answer = asyncio.ensure_future(
-                self._bus.wait_for(VolumeState, lambda s: s.turn == self.turn,
+                self._bus.wait_for(VolumeState, lambda s: s.reply_to == request.id,
                                    timeout=CONTROL_ANSWER_TIMEOUT)
             )
             answer.add_done_callback(_retrieved)
             self._control_answer = answer
-            self._bus.publish(ActionRequest(actions=actions, lang=self.lang, turn=self.turn))
+            self._bus.publish(request)
 
     async def said_instead(self) -> str:
         """The phrase the speaker says instead of the answer, because a control went past

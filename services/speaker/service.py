@@ -130,7 +130,7 @@ class Speaker(Service):
         if changed or override is not None:
             # Also at a limit, unchanged: the dialogue learns what is said instead.
             self.bus.publish(VolumeState(volume=self.volume.value, turn=msg.turn,
-                                         said_instead=state.override or ""))
+                                         reply_to=msg.id, said_instead=state.override or ""))
 
     def _volume_command(self, msg: VolumeRequest) -> None:
         if msg.action in ("up", "down"):

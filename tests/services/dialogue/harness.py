@@ -191,7 +191,7 @@ class Harness:
     async def _answer_controls(self, speaker: Bus) -> None:
         async for msg in speaker:
             if isinstance(msg, ActionRequest) and self.said_instead is not None:
-                speaker.publish(VolumeState(volume=1.0, turn=msg.turn,
+                speaker.publish(VolumeState(volume=1.0, turn=msg.turn, reply_to=msg.id,
                                             said_instead=self.said_instead))
 
 
