@@ -11,6 +11,7 @@ from typing import Any
 from bus.client import Bus, RequestTimeout
 from bus.liveness import AnswererLost, Liveness, request_watched
 from bus.messages import ClearHistoryRequest, Heartbeat, HistoryCleared, QuestionRequest, Reply
+from services.base import Service
 from services.names import DIALOGUE, TOOLS
 
 log = logging.getLogger(__name__)
@@ -53,11 +54,11 @@ class _Key:
     client_type: str
 
 
-class BrainBridge:
-    """One per process; :meth:`watch` must run to follow the heartbeats."""
+class BrainBridge(Service):
+    """One per process; :meth:`serve` must run to follow the heartbeats."""
 
     def __init__(self, bus: Bus, timeout: float, max_pending: int = 32) -> None:
-        self.bus = bus
+        super().__init__(bus)
         self.timeout = timeout
         self.max_pending = max_pending
         self.liveness = Liveness()
@@ -65,14 +66,16 @@ class BrainBridge:
         self._pending: dict[str, tuple[_Key, asyncio.Task[Answer]]] = {}
 
     async def start(self) -> None:
-        self.bus.subscribe(Heartbeat.TOPIC, Reply.TOPIC, HistoryCleared.TOPIC)
+        self.subscribe(self.bus)
         await self.bus.wait_connected()
 
-    async def watch(self) -> None:
-        while True:
-            msg = await self.bus.recv()
-            if isinstance(msg, Heartbeat):
-                self.liveness.saw(msg)
+    def _heartbeat(self, msg: Heartbeat) -> None:
+        self.liveness.saw(msg)
+
+    def _not_ours(self, msg: Reply | HistoryCleared) -> None:
+        """An answer to another process's request: ours are taken by their waiters
+        (:meth:`Bus.request`) before they reach the inbox. Subscribed from the start, so
+        that no request has to wait for its reply's subscription to reach the broker."""
 
     def readiness(self) -> tuple[bool, dict[str, Any]]:
         """Ready while the dialogue service and the tool executor are alive; ``services``
@@ -169,3 +172,5 @@ class BrainBridge:
             raise NoAnswer(
                 f"the dialogue service did not confirm within {CLEAR_TIMEOUT:g} s"
             ) from None
+
+    HANDLERS = {Heartbeat: _heartbeat, Reply: _not_ours, HistoryCleared: _not_ours}

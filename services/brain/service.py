@@ -38,7 +38,7 @@ def serve_on(sock: socket.socket) -> ServiceMain:
         with sock:
             bridge = BrainBridge(bus, config.brain.timeout, config.brain.max_pending)
             await bridge.start()
-            watcher = asyncio.ensure_future(bridge.watch())
+            watcher = asyncio.ensure_future(bridge.serve())
             bus.set_state("ready")
             host, port = sock.getsockname()[:2]
             log.info("brain: listening on http://%s:%s (OpenAPI at /openapi.json)", host, port)

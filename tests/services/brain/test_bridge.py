@@ -19,7 +19,7 @@ async def connected(brain: Bus, dialogue: Bus, timeout: float = 5.0) -> BrainBri
     """A started bridge that has seen the stand-in dialogue's heartbeat."""
     bridge = BrainBridge(brain, timeout)
     await bridge.start()
-    asyncio.ensure_future(bridge.watch())
+    asyncio.ensure_future(bridge.serve())
     dialogue.subscribe(QuestionRequest.TOPIC)
     await dialogue.wait_path(brain)
     dialogue.publish(Heartbeat(service="dialogue", pid=1, state="ready", version="t"))
