@@ -22,15 +22,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = load_or_exit(args.config)
     setup_logging(args.log_level, config)
+    # Before the broker relays: a client that sees it relay may stop it at once, and a
+    # SIGTERM before the handler would end it without closing its sockets.
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
     try:
         broker = Broker(endpoints_of(config))
         broker.start()
     except EndpointError as exc:
         print(f"broker: {exc}", file=sys.stderr)
         return 1
-    stop = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
     from bus.heartbeat_thread import HeartbeatThread
 
     beat = HeartbeatThread("broker", broker.endpoints, config.bus.heartbeat)
