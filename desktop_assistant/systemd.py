@@ -12,6 +12,8 @@ from pathlib import Path
 
 TARGET = "desktop-assistant.target"
 PREFIX = "desktop-assistant-"
+PROCFILE_PYTHON = ".venv/bin/python"
+"""The Procfile's Python, relative to the repository; a unit names the Python it is given."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,7 @@ def unit_name(process: str) -> str:
 
 
 def service_unit(process: ProcessLine, root: str, python: str, config: str | None) -> str:
-    argv = [python if arg == "python" else arg for arg in process.argv]
+    argv = [python if arg == PROCFILE_PYTHON else arg for arg in process.argv]
     if config:
         argv += ["--config", config]
     after = "" if process.name == "broker" else f"After={unit_name('broker')}\n"

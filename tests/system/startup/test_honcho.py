@@ -19,6 +19,7 @@ from bus.client import Bus
 from bus.messages import Heartbeat
 from desktop_assistant.systemd import read_procfile
 from tests.conftest import ConfigFolder
+from tests.helpers.broker import wait_broker
 from tests.helpers.llm_server import ScriptedLLM
 from tests.helpers.ports import free_port
 from tests.helpers.processes import ROOT
@@ -47,16 +48,25 @@ def write_env_file(path: Path, card: SoundCard, config_folder: ConfigFolder) -> 
     return path
 
 
-def start_honcho(env_file: Path, log: Path) -> subprocess.Popen[bytes]:
-    outside = ("DESKTOP_ASSISTANT_CONFIG", "PULSE_SERVER")  # only from the env file
+def start_honcho(
+    env_file: Path, log: Path, venv_on_path: bool = True, processes: tuple[str, ...] = ()
+) -> subprocess.Popen[bytes]:
+    outside = ("DESKTOP_ASSISTANT_CONFIG", "PULSE_SERVER", "VIRTUAL_ENV")  # only from the env file
     env = {k: v for k, v in os.environ.items() if k not in outside}
-    env["PATH"] = f"{HONCHO.parent}{os.pathsep}{env.get('PATH', os.defpath)}"  # as bootstrap does
+    others = [p for p in env.get("PATH", os.defpath).split(os.pathsep) if p and not on_venv(p)]
+    # bootstrap puts .venv/bin first; deploy/README.md's `.venv/bin/honcho start` does not
+    env["PATH"] = os.pathsep.join(([str(HONCHO.parent)] if venv_on_path else []) + others)
     return subprocess.Popen(
         [str(HONCHO), "start", "-f", str(ROOT / "Procfile"), "-d", str(ROOT), "-e", str(env_file),
-         "--no-colour"],
+         "--no-colour", *processes],
+        cwd=ROOT,  # honcho runs each line in its own folder: the Procfile's .venv/bin/python
         env=env, stdin=subprocess.DEVNULL, stdout=log.open("wb"), stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+
+
+def on_venv(folder: str) -> bool:
+    return Path(folder).resolve() == HONCHO.parent.resolve()
 
 
 async def wait_all_ready(
@@ -125,6 +135,23 @@ def test_honcho_starts_every_process_and_a_signal_stops_them_all(
         assert re.search(rf"^\d\d:\d\d:\d\d {name}\.1 +\| \S+ INFO {name}: stopped$", own,
                          flags=re.MULTILINE), own[-2000:]
     assert "SIGKILL" not in output and "Traceback" not in output, output[-3000:]
+
+
+def test_the_procfile_finds_the_venv_when_it_is_not_on_path(config_folder: ConfigFolder) -> None:
+    """``.venv/bin/honcho start`` with a PATH that lacks .venv/bin: the broker starts."""
+    env_file = config_folder.root / "test.env"
+    env_file.write_text(f"DESKTOP_ASSISTANT_CONFIG={config_folder.path}\n")
+    log = config_folder.root / "honcho.log"
+    honcho = start_honcho(env_file, log, venv_on_path=False, processes=("broker",))
+    try:
+        asyncio.run(wait_broker(config_folder.endpoints, timeout=60))
+        honcho.send_signal(signal.SIGTERM)
+        honcho.wait(10)
+    finally:
+        if honcho.poll() is None:
+            os.killpg(honcho.pid, signal.SIGKILL)
+            honcho.wait(5)
+    assert "broker: stopped" in log.read_text(), log.read_text()[-3000:]
 
 
 def test_env_example_shows_what_honcho_may_pass_and_env_stays_out_of_git() -> None:
