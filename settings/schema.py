@@ -187,7 +187,11 @@ class ToolsConfig(Table):
     output_bytes: int = Field(65536, ge=2000, le=MAX_OUTPUT_BYTES)
     """Most bytes of a tool's output read before it is stopped."""
     concurrency: int = Field(8, ge=1, le=1024)
-    """Most tool runs at once; further calls wait for a free slot."""
+    """Most tool runs at once; further calls wait for a free slot. One caller runs at most
+    half of them, so that the others always find a slot."""
+    queue_per_caller: int = Field(32, ge=1, le=100_000)
+    """Most calls of one caller (a process on the bus) waiting or running at once; more are
+    answered at once with an error, so one peer's flood cannot delay another's call."""
     catalog_interval: float = Field(5.0, gt=0)
     """Seconds between two publications of the tool catalog."""
     secret_env: list[str] = Field(default_factory=list)

@@ -10,8 +10,10 @@ from pathlib import Path
 
 from bus.client import Bus
 from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult, ToolSpec
+from bus.ratelimit import RateLimitedLog
 from services.base import Service
 from services.runner import ServiceMain, StartupError
+from services.tools.callers import CallerSlots, TooManyCalls
 from services.tools.runner import Outcome, Runner
 from settings import Config, ConfigError, config_dir
 from settings.toolfiles import Tool, load_tools
@@ -67,6 +69,7 @@ def serve_with(tools: dict[str, Tool], tools_dir: Path) -> ServiceMain:
             catalog,
             interval=config.tools.catalog_interval,
             concurrency=config.tools.concurrency,
+            queue_per_caller=config.tools.queue_per_caller,
         )
         await service.run()
 
@@ -84,14 +87,16 @@ class ToolService(Service):
         *,
         interval: float = 5.0,
         concurrency: int = 8,
+        queue_per_caller: int = 32,
         cache_size: int = 256,
     ) -> None:
         super().__init__(bus)
         self.runner = runner
         self.catalog = catalog
         self.interval = interval
-        self.slots = asyncio.Semaphore(concurrency)
+        self.slots = CallerSlots(concurrency, queue_per_caller)
         self.answers = AnswerCache(cache_size)
+        self.refusals = RateLimitedLog(log)
 
     async def run(self) -> None:
         self.subscribe(self.bus)
@@ -117,6 +122,11 @@ class ToolService(Service):
         key: CallKey = (call.turn, call.id, call.name, call.arguments)
         outcome = self.answers.get(key)
         if outcome is None:
+            try:
+                self.slots.admit(call.src)
+            except TooManyCalls as exc:
+                self._refuse(call, str(exc))
+                return
             outcome = self.tasks.spawn(self._execute(call))
             self.answers.put(key, outcome)
         else:
@@ -124,15 +134,21 @@ class ToolService(Service):
         self.tasks.spawn(self._answer(call, outcome))
 
     async def _execute(self, call: ToolRequest) -> Outcome:
-        async with self.slots:
+        async with self.slots.slot(call.src):
             try:
                 return await self.runner.run(call.name, call.arguments)
             except Exception as exc:  # a bug of ours must not leave the caller waiting
                 log.exception("call %s of %s failed inside the service", call.id, call.name)
                 return Outcome(f"error: internal error of the tools service: {exc}", False, 0.0)
 
+    def _refuse(self, call: ToolRequest, reason: str) -> None:
+        self.refusals.warn(call.src, "call %s of %s refused: %s", call.id, call.name, reason)
+        self._publish(call, Outcome(f"error: {reason}", False, 0.0))
+
     async def _answer(self, call: ToolRequest, outcome: asyncio.Future[Outcome]) -> None:
-        done = await asyncio.shield(outcome)
+        self._publish(call, await asyncio.shield(outcome))
+
+    def _publish(self, call: ToolRequest, done: Outcome) -> None:
         self.bus.publish(
             ToolResult(
                 reply_to=call.id,

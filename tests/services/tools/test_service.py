@@ -147,15 +147,21 @@ def test_calls_that_arrive_together_run_concurrently(
     with_buses(config_folder.endpoints, ["dialogue"], body)
 
 
+def held_until(release: Path, runs: Path, then: str) -> str:
+    """A shell script that notes its run in ``runs``, waits (at most 60 s) for ``release``
+    to exist, then runs ``then``."""
+    return (
+        f"echo run >> {runs}; i=0; while [ ! -e {release} ]; do "
+        f"i=$((i+1)); [ $i -gt 3000 ] && exit 9; sleep 0.02; done; {then}"
+    )
+
+
 def test_a_repeated_call_id_runs_once(
     config_folder: ConfigFolder, start_tools: Start, tmp_path: Path
 ) -> None:
     runs = tmp_path / "runs"
     release = tmp_path / "release"
-    script = (
-        f"echo run >> {runs}; i=0; while [ ! -e {release} ]; do "
-        "i=$((i+1)); [ $i -gt 1000 ] && exit 9; sleep 0.02; done; date +%s%N"
-    )
+    script = held_until(release, runs, "date +%s%N")
     write_tool(config_folder.path, "counted", ["sh", "-c", script], extra="timeout = 30")
     proc = start_tools()
 
@@ -272,3 +278,49 @@ def test_stopping_the_service_kills_running_tools(
         assert wait_dead(pid)
 
     with_buses(config_folder.endpoints, ["dialogue"], body)
+
+
+def test_a_flood_from_one_caller_leaves_another_served(
+    config_folder: ConfigFolder, start_tools: Start, tmp_path: Path
+) -> None:
+    """3,000 calls from one peer, each held until released, and then one call of another
+    peer: once the flood's calls hold their share of the slots, the other call runs at once
+    and the flood's calls past the per-caller queue are refused, not queued."""
+    started = tmp_path / "started"
+    release = tmp_path / "release"
+    script = held_until(release, started, "echo held")
+    write_tool(config_folder.path, "held", ["sh", "-c", script], extra="timeout = 90")
+    write_tool(config_folder.path, "quick", ["echo", "quick"])
+    start_tools()
+    flood = 3000
+
+    async def body(flooder: Bus, dialogue: Bus) -> None:
+        flooder.subscribe(ToolResult.TOPIC)
+        await flooder.wait_connected()
+        for n in range(flood):
+            flooder.publish(ToolRequest(id=f"f{n}", name="held", arguments="{}", turn="flood"))
+        refused = []
+        while len(refused) < flood - 32:  # the rest are refused at once
+            got = await flooder.recv(timeout=30)
+            assert isinstance(got, ToolResult) and not got.ok, got
+            refused.append(got.content)
+        assert set(refused) == {
+            "error: too many calls of flooder are waiting (32); this one was refused"
+        }
+        await until(
+            lambda: started.exists() and len(started.read_text().split()) == 4,
+            "the flood holds its share of the slots",
+            timeout=30,
+        )
+        answer = await call(dialogue, "quick", "{}", "mine", turn="t1")
+        assert answer.content == "quick"
+        assert len(started.read_text().split()) == 4  # the flood still held
+        release.touch()
+        held = []
+        while len(held) < 32:
+            got = await flooder.recv(timeout=60)
+            if isinstance(got, ToolResult) and got.turn == "flood":
+                held.append(got.content)
+        assert held == ["held"] * 32
+
+    with_buses(config_folder.endpoints, ["flooder", "dialogue"], body)
