@@ -58,6 +58,11 @@ APOLOGIES: dict[str, dict[str, str]] = {
         "it": "Scusa, non ho ricevuto nessuna domanda.",
         "ja": "すみません、質問が空でした。",
     },
+    ErrorCode.REQUEST_REUSED: {
+        "en": "Sorry, that request id was already used for another question.",
+        "it": "Scusa, quell'id di richiesta è già stato usato per un'altra domanda.",
+        "ja": "すみません、そのリクエストIDは別の質問に使われています。",
+    },
     ErrorCode.HISTORY_CORRUPT: {
         "en": "Sorry, I could not read our earlier conversation, so we start afresh.",
         "it": "Scusa, non sono riuscito a leggere la conversazione precedente: ricominciamo.",

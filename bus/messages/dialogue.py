@@ -13,7 +13,8 @@ from bus.registry import register
 @dataclass(frozen=True, kw_only=True)
 class QuestionRequest(Message):
     """A text turn (CLI or HTTP API): answered by a :class:`Reply` whose ``reply_to`` is
-    this message's ``id`` (a repeated ``id`` gets the same answer, run once)."""
+    this message's ``id``. A repeat of the same ``session`` and ``request_id`` gets the
+    same answer, run once; the pair with another question gets ``request-reused``."""
 
     TOPIC = "dialogue.ask"
     session: str
@@ -21,6 +22,9 @@ class QuestionRequest(Message):
     client_type: str = "text"
     """``text`` or ``voice``: a voice client is offered ``adjust_volume``."""
     lang: str | None = None
+    request_id: str | None = None
+    """The client's own id for the question (the HTTP ``request_id``), kept apart per
+    session; without one, the message ``id`` stands for it (a resent message)."""
 
 
 @register

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bus.client import Bus, RequestTimeout
+from bus.errors import ErrorCode
 from bus.liveness import AnswererLost, Liveness, request_watched
 from bus.messages import ClearHistoryRequest, Heartbeat, HistoryCleared, QuestionRequest, Reply
 from services.base import Service
@@ -34,6 +35,10 @@ class NoAnswer(Exception):
 
 class Conflict(Exception):
     """A request id reused for a different question (409)."""
+
+
+def _reused(request_id: str) -> str:
+    return f"request_id {request_id!r} was already used for another question"
 
 
 class Busy(Exception):
@@ -62,8 +67,9 @@ class BrainBridge(Service):
         self.timeout = timeout
         self.max_pending = max_pending
         self.liveness = Liveness()
-        self._answers: OrderedDict[str, tuple[_Key, Answer]] = OrderedDict()
-        self._pending: dict[str, tuple[_Key, asyncio.Task[Answer]]] = {}
+        # Keyed by (session, request id): another session's request id is its own.
+        self._answers: OrderedDict[tuple[str, str], tuple[_Key, Answer]] = OrderedDict()
+        self._pending: dict[tuple[str, str], tuple[_Key, asyncio.Task[Answer]]] = {}
 
     async def start(self) -> None:
         self.subscribe(self.bus)
@@ -107,15 +113,17 @@ class BrainBridge(Service):
     async def ask(
         self, session_id: str, request_id: str, text: str, client_type: str, lang: str | None
     ) -> Answer:
-        """The answer to a question; a repeated ``request_id`` gets the same one, run once."""
+        """The answer to a question; a repeated ``request_id`` of the session gets the same
+        one, run once. The dialogue keeps the same rule, which outlives a restart of ours."""
         key = _Key(session_id, text, client_type)
-        for entry in (self._answers.get(request_id), self._pending.get(request_id)):
+        asked = (session_id, request_id)
+        for entry in (self._answers.get(asked), self._pending.get(asked)):
             if entry is not None and entry[0] != key:
-                raise Conflict(f"request_id {request_id!r} was already used for another question")
-        if request_id in self._answers:
+                raise Conflict(_reused(request_id))
+        if asked in self._answers:
             log.info("request %s: answered already, same answer again", request_id)
-            return self._answers[request_id][1]
-        pending = self._pending.get(request_id)
+            return self._answers[asked][1]
+        pending = self._pending.get(asked)
         if pending is None:
             if len(self._pending) >= self.max_pending:
                 raise Busy(
@@ -124,18 +132,18 @@ class BrainBridge(Service):
                 )
             self._require_dialogue()
             ask = QuestionRequest(
-                id=request_id,  # a repeated request_id is the same request: answered once
+                request_id=request_id,  # a repeat is the same request: answered once
                 session=SESSION_PREFIX + session_id,
                 text=text,
                 client_type=client_type,
                 lang=lang,
             )
-            task = asyncio.ensure_future(self._run(key, ask))
-            task.add_done_callback(lambda t: self._finished(request_id, t))
-            pending = self._pending[request_id] = (key, task)
+            task = asyncio.ensure_future(self._run(key, asked, ask))
+            task.add_done_callback(lambda t: self._finished(asked, t))
+            pending = self._pending[asked] = (key, task)
         return await asyncio.shield(pending[1])
 
-    async def _run(self, key: _Key, ask: QuestionRequest) -> Answer:
+    async def _run(self, key: _Key, asked: tuple[str, str], ask: QuestionRequest) -> Answer:
         try:
             reply = await request_watched(
                 self.bus,
@@ -151,15 +159,17 @@ class BrainBridge(Service):
             raise NoAnswer(
                 f"the dialogue service did not answer within {self.timeout:g} s"
             ) from None
+        if reply.error == ErrorCode.REQUEST_REUSED:  # the dialogue remembers what we forgot
+            raise Conflict(_reused(asked[1]))
         answer = Answer(reply.text, reply.control, reply.error)
         if reply.error is None:  # a failed turn may be retried with the same id
-            self._answers[ask.id] = (key, answer)
+            self._answers[asked] = (key, answer)
             while len(self._answers) > REMEMBERED:
                 self._answers.popitem(last=False)
         return answer
 
-    def _finished(self, request_id: str, task: asyncio.Task[Answer]) -> None:
-        self._pending.pop(request_id, None)
+    def _finished(self, asked: tuple[str, str], task: asyncio.Task[Answer]) -> None:
+        self._pending.pop(asked, None)
         if not task.cancelled():
             task.exception()  # retrieved: every caller already got it through the shield
 

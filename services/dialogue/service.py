@@ -7,7 +7,6 @@ import asyncio
 import gc
 import logging
 import random
-from collections import OrderedDict
 from pathlib import Path
 
 from bus.client import Bus
@@ -35,6 +34,7 @@ from services.dialogue.history_store import HistoryStore
 from services.dialogue.llm import LLMClient
 from services.dialogue.phrases import guess_lang
 from services.dialogue.reachability import Reachability
+from services.dialogue.requests import Requests
 from services.dialogue.settings import DialogueSettings, dialogue_settings
 from services.dialogue.speculation import Prepared, Speculator, discard
 from services.dialogue.timing import Waits
@@ -84,8 +84,7 @@ class DialogueService(Service):
         if state is not None:  # the conversation survives a restart of the service
             store = HistoryStore(state / "history", on_corrupt=self._corrupt_history)
         self.sessions = Sessions(settings.history, store=store)
-        self._replies: OrderedDict[str, Reply] = OrderedDict()
-        self._in_flight: set[str] = set()
+        self.requests = Requests(REMEMBERED_REPLIES)
         # A guess can only be confirmed by its final transcript, which comes at most an
         # utterance's length and a window after it.
         expire = settings.longest_utterance + SPECULATION_MARGIN
@@ -170,12 +169,17 @@ class DialogueService(Service):
         )
 
     def _text_turn(self, msg: QuestionRequest) -> None:
-        done = self._replies.get(msg.id)
-        if done is not None:
-            log.info("request %s answered already: same reply again", msg.id)
-            self.bus.publish(done)
+        now = self.requests.answer_now(msg)
+        if now is not None:
+            log.info(
+                "request %s of %s asked again: %s",
+                msg.request_id or msg.id,
+                msg.session,
+                now.error or "same reply again",
+            )
+            self.bus.publish(now)
             return
-        if msg.id in self._in_flight:
+        if self.requests.join(msg):
             return  # its Reply is on the way
         text = msg.text.strip()
         if not text:
@@ -199,10 +203,10 @@ class DialogueService(Service):
             local=False,
             offer_volume=msg.client_type == "voice",
         )
+        self.requests.begin(msg)
         self.tasks.spawn(self._turn(request))
 
     async def _turn(self, request: TurnRequest, prepared: Prepared | None = None) -> None:
-        self._in_flight.add(request.request_id)
         waits = prepared.turn.waits if prepared is not None else Waits()
         lock = self.sessions.lock(request.session)
         try:
@@ -222,7 +226,7 @@ class DialogueService(Service):
                 lock.release()
             self._answer(request, result)
         finally:
-            self._in_flight.discard(request.request_id)
+            self.requests.drop(request.request_id)  # no-op once answered
 
     def _answer(self, request: TurnRequest, result: TurnResult) -> None:
         reply = Reply(
@@ -233,11 +237,8 @@ class DialogueService(Service):
             error=result.error,
             turn=request.turn,
         )
-        self.bus.publish(reply)
-        if result.error is None:
-            self._replies[request.request_id] = reply
-            while len(self._replies) > REMEMBERED_REPLIES:
-                self._replies.popitem(last=False)
+        for addressed in self.requests.finish(reply):
+            self.bus.publish(addressed)
         self.bus.publish(
             TraceMark(stage="turn.done", detail=result.waits.summary(), turn=request.turn)
         )
@@ -255,9 +256,7 @@ class DialogueService(Service):
             self.sessions.clear(msg.session)
             await self.sessions.saved(msg.session)
         log.info("history of session %s cleared", msg.session)
-        self.bus.publish(
-            HistoryCleared(reply_to=msg.id, session=msg.session, turn=msg.turn)
-        )
+        self.bus.publish(HistoryCleared(reply_to=msg.id, session=msg.session, turn=msg.turn))
 
     HANDLERS = {
         Heartbeat: _heartbeat,

@@ -87,6 +87,6 @@ def test_tool_results_go_to_the_executor_of_this_turn_only(
         assert isinstance(call, ToolRequest)
         # A bus-wide unique id, not the model's per-response "call_0".
         assert call.id.startswith(new_id()[:16]) and not call.id.startswith("call_")
-        await until(lambda: not h.service._in_flight)
+        await until(lambda: not h.service.requests.running())
 
     run(module_broker, llm, body, tools=[NOW])
