@@ -1,23 +1,166 @@
-"""Wire the mic service: Silero loaded once, the card (or replayed files), the listener."""
+"""The mic service: audio blocks through the gate, Silero and the segmenter onto the bus.
+
+``serve`` loads Silero once and feeds the :class:`Listener` from the card, or from
+replayed files (``--wav``).
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from bus.client import Bus
 from bus.errors import ErrorCode
-from bus.messages import Error
+from bus.message import new_id
+from bus.messages import (
+    Error,
+    Heartbeat,
+    ListenRequest,
+    Reply,
+    Speaking,
+    SpeechEnded,
+    SpeechStarted,
+    TurnDropped,
+    Utterance,
+)
+from services.base import Service
 from services.mic.card import capture
 from services.mic.convert import AudioFileError
-from services.mic.listener import Listener
-from services.mic.sources import replay
-from services.mic.vad import load_scorer
+from services.mic.gate import Gate
+from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
+from services.mic.sources import Block, replay
+from services.mic.vad import FRAME, RATE, SpeechScorer, load_scorer, to_float
 from services.names import MIC
-from settings.schema import Config
+from settings.schema import Config, ListenConfig, VadConfig
 
 log = logging.getLogger(__name__)
+
+VOICE_SESSION = "local"
+"""The dialogue session of spoken turns (their replies steer push-to-talk)."""
+
+
+class Listener(Service):
+    def __init__(
+        self, bus: Bus, listen: ListenConfig, vad: VadConfig, scorer: SpeechScorer
+    ) -> None:
+        super().__init__(bus)
+        self.gate = Gate(listen, vad)
+        self.segmenter = Segmenter(vad)
+        self.scorer = scorer
+        self.pending = bytearray()
+        """Heard audio not yet a whole frame."""
+        self.hearing = False
+        self.turn: str | None = None
+        self._anchor = (0, 0.0)  # (sample position, epoch time) of the latest block's end
+
+    async def run(self, blocks: AsyncIterator[Block]) -> None:
+        """Hear every block until the source ends, following the bus meanwhile."""
+        self.subscribe(self.bus)
+        events = asyncio.ensure_future(self.serve())
+        try:
+            async for block in blocks:
+                self.hear(block)
+        finally:
+            events.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await events
+
+    # -- audio ------------------------------------------------------------------------
+
+    def hear(self, block: Block) -> None:
+        if block.fresh:
+            self._forget("the audio stream was reopened", "reopened")
+        captured = block.end - len(block.pcm) / 2 / RATE
+        if not self.gate.hears(captured):
+            if self.hearing:
+                self._forget("the mic went deaf or closed", "deaf")
+                self.hearing = False
+            return
+        if not self.hearing:
+            self._forget("")  # nothing from before the mic opened may leak in
+            self.hearing = True
+        self.pending += block.pcm
+        self._anchor = (self.segmenter.position + len(self.pending) // 2, block.end)
+        while len(self.pending) >= 2 * FRAME:
+            frame = bytes(self.pending[: 2 * FRAME])
+            del self.pending[: 2 * FRAME]
+            for event in self.segmenter.push(frame, self.scorer(to_float(frame))):
+                self._publish(event)
+
+    def _forget(self, why: str, reason: str = "") -> None:
+        if self.turn is not None and why:
+            log.info("turn %s dropped: %s", self.turn, why)
+            self.bus.publish(TurnDropped(reason=reason, turn=self.turn))
+        self.turn = None
+        self.pending.clear()
+        self.segmenter.reset()
+        self.scorer.reset()
+
+    def _epoch(self, position: int) -> float:
+        anchor_position, anchor_time = self._anchor
+        return anchor_time - (anchor_position - position) / RATE
+
+    def _publish(self, event: Event) -> None:
+        if isinstance(event, Began):
+            self.turn = new_id()
+            log.debug("turn %s: speech started", self.turn)
+            self.bus.publish(SpeechStarted(turn=self.turn))
+            self.gate.on_speech_started(self.turn)
+            return
+        if self.turn is None:  # cannot happen: Paused/Ended only follow Began
+            return
+        duration = len(event.pcm) / 2 / RATE
+        speech_end = self._epoch(event.end)
+        if isinstance(event, Paused):
+            self.bus.publish(
+                Utterance(pcm=event.pcm, rate=RATE, duration=duration, speech_end=speech_end,
+                          partial=True, turn=self.turn)
+            )
+            return
+        assert isinstance(event, Ended)
+        log.info("turn %s: utterance of %.2f s%s", self.turn, duration,
+                 " (cut at [vad] max_utterance)" if event.split else "")
+        self.bus.publish(SpeechEnded(speech_end=speech_end, duration=duration, turn=self.turn))
+        self.bus.publish(
+            Utterance(pcm=event.pcm, rate=RATE, duration=duration, speech_end=speech_end,
+                      turn=self.turn)
+        )
+        self.gate.on_utterance(self.turn, self._epoch(self.segmenter.position))
+        self.turn = None
+
+    # -- bus --------------------------------------------------------------------------
+
+    def _speaking(self, msg: Speaking) -> None:
+        self.gate.on_speaking(msg.speaking, msg.ts, msg.src)
+
+    def _heartbeat(self, msg: Heartbeat) -> None:
+        self.gate.on_heartbeat(msg.service, msg.state, msg.ts, msg.interval)
+
+    def _listen(self, msg: ListenRequest) -> None:
+        self.gate.on_listen(msg.ts)
+
+    def _reply(self, msg: Reply) -> None:
+        if msg.session == VOICE_SESSION:
+            self.gate.on_reply(
+                msg.reply_to or "", msg.text, bool(msg.control), msg.error is not None, msg.ts
+            )
+
+    def _lost(self, msg: Error | TurnDropped) -> None:
+        if msg.turn:
+            self.gate.on_error(msg.turn)  # push-to-talk: no answer will come
+
+    HANDLERS = {
+        Speaking: _speaking,
+        ListenRequest: _listen,
+        Reply: _reply,
+        Error: _lost,
+        Heartbeat: _heartbeat,
+        TurnDropped: _lost,
+    }
 
 
 async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:

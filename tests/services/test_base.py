@@ -12,15 +12,18 @@ from bus.endpoints import Endpoints
 from bus.message import Message
 from bus.messages import Heartbeat, ToolCatalog, ToolCatalogRequest, Transcript
 from services.base import Service, Tasks
+from services.brain.bridge import BrainBridge
 from services.dialogue.service import DialogueService
-from services.mic.listener import Listener
+from services.mic.service import Listener
 from services.speaker.service import Speaker
 from services.stt.service import SpeechToText
 from services.tools.service import ToolService
 from services.watchdog.service import Watchdog
 from tests.helpers.busrun import with_buses
 
-SERVICES = [DialogueService, Listener, Speaker, SpeechToText, ToolService, Watchdog]
+SERVICES = [
+    BrainBridge, DialogueService, Listener, Speaker, SpeechToText, ToolService, Watchdog
+]
 
 
 class Catalogs(Service):
