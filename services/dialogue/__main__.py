@@ -8,6 +8,11 @@ from services.dialogue.service import serve
 from services.names import DIALOGUE
 from services.runner import run_service, service_parser
 
-if __name__ == "__main__":
+
+def main(argv: list[str] | None = None) -> int:
     parser = service_parser(DIALOGUE, "Answer transcripts and asks with the LLM and the tools.")
-    sys.exit(run_service(DIALOGUE, parser.parse_args(), serve))
+    return run_service(DIALOGUE, parser.parse_args(argv), serve)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

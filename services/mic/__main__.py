@@ -9,7 +9,7 @@ from services.names import MIC
 from services.runner import run_service, service_parser
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = service_parser(MIC, "Capture from [card], run Silero VAD, publish utterances.")
     parser.add_argument(
         "--wav", nargs="+", metavar="FILE",
@@ -18,7 +18,7 @@ def main() -> int:
     parser.add_argument(
         "--fast", action="store_true", help="with --wav: as fast as possible, not in real time"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.fast and not args.wav:
         parser.error("--fast only applies to --wav")
     return run_service(MIC, args, serve)

@@ -9,9 +9,9 @@ from services.runner import run_service, service_parser
 from services.stt.service import serve
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = service_parser(STT, "Transcribe each utterance; publish text and language.")
-    return run_service(STT, parser.parse_args(), serve)
+    return run_service(STT, parser.parse_args(argv), serve)
 
 
 if __name__ == "__main__":

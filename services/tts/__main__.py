@@ -9,7 +9,12 @@ from services.runner import run_service, service_parser
 from services.speaker.serve import add_speaker_arguments, serve_with
 from services.tts.kokoro_voice import load_kokoro
 
-if __name__ == "__main__":
+
+def main(argv: list[str] | None = None) -> int:
     parser = service_parser("tts", "Speak the assistant's replies with Kokoro.")
     add_speaker_arguments(parser)
-    sys.exit(run_service(SPEAKER, parser.parse_args(), serve_with(load_kokoro)))
+    return run_service(SPEAKER, parser.parse_args(argv), serve_with(load_kokoro))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

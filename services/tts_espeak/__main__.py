@@ -9,7 +9,12 @@ from services.runner import run_service, service_parser
 from services.speaker.serve import add_speaker_arguments, serve_with
 from services.tts_espeak.espeak import load_espeak
 
-if __name__ == "__main__":
+
+def main(argv: list[str] | None = None) -> int:
     parser = service_parser("tts_espeak", "Speak the assistant's replies with espeak-ng.")
     add_speaker_arguments(parser)
-    sys.exit(run_service(SPEAKER, parser.parse_args(), serve_with(load_espeak)))
+    return run_service(SPEAKER, parser.parse_args(argv), serve_with(load_espeak))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

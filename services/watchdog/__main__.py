@@ -8,6 +8,11 @@ from services.names import WATCHDOG
 from services.runner import run_service, service_parser
 from services.watchdog.service import serve
 
-if __name__ == "__main__":
+
+def main(argv: list[str] | None = None) -> int:
     parser = service_parser(WATCHDOG, "Follow voice turns; apologize for those a stage lost.")
-    sys.exit(run_service(WATCHDOG, parser.parse_args(), serve))
+    return run_service(WATCHDOG, parser.parse_args(argv), serve)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
