@@ -9,6 +9,7 @@ other language gets English.
 from __future__ import annotations
 
 from bus.errors import ErrorCode
+from services.names import DIALOGUE, MIC, SPEAKER, STT
 
 LANGUAGES = ("en", "it", "ja")
 FALLBACK = "en"
@@ -89,22 +90,22 @@ APOLOGIES: dict[str, dict[str, str]] = {
 """Spoken when a turn fails with the code; ``{where}`` is the model server, said aloud."""
 
 LOST_AT: dict[str, dict[str, str]] = {
-    "mic": {
+    MIC: {
         "en": "Sorry, I stopped hearing you. Please say that again.",
         "it": "Scusa, ho smesso di sentirti. Puoi ripetere?",
         "ja": "すみません、途中で聞こえなくなりました。もう一度お願いします。",
     },
-    "stt": {
+    STT: {
         "en": "Sorry, I lost what you said. Please say it again.",
         "it": "Scusa, ho perso quello che hai detto. Puoi ripetere?",
         "ja": "すみません、聞き取った内容が失われました。もう一度お願いします。",
     },
-    "dialogue": {
+    DIALOGUE: {
         "en": "Sorry, I lost track of the answer. Please ask again.",
         "it": "Scusa, ho perso il filo della risposta. Puoi chiedere di nuovo?",
         "ja": "すみません、答えの途中で問題が起きました。もう一度質問してください。",
     },
-    "tts": {
+    SPEAKER: {
         "en": "Sorry, I was interrupted. Please ask again.",
         "it": "Scusa, sono stato interrotto. Puoi chiedere di nuovo?",
         "ja": "すみません、話の途中で中断されました。もう一度質問してください。",
