@@ -14,6 +14,7 @@ from bus.messages.dialogue import (
     QuestionRequest,
     Reply,
     Speculation,
+    TextPiece,
 )
 from bus.messages.stt import SpeculativeTranscript, Transcript
 from bus.messages.system import Error, Heartbeat, Probe, TurnDropped
@@ -44,6 +45,7 @@ __all__ = [
     "SpeechEnded",
     "SpeechStarted",
     "Spoken",
+    "TextPiece",
     "ToolCatalog",
     "ToolCatalogRequest",
     "ToolRequest",

@@ -44,6 +44,21 @@ class Reply(Message):
 
 @register
 @dataclass(frozen=True, kw_only=True)
+class TextPiece(Message):
+    """Text of a text turn's answer as the LLM streams it (``turn`` = the turn's id), for a
+    client that shows the answer while it is written; the :class:`Reply` still holds it whole.
+    Voice turns send ``SpeakRequest`` pieces instead."""
+
+    TOPIC = "dialogue.text"
+    text: str
+    """As the model wrote it, spaces and line breaks included."""
+    round: int
+    """The LLM round (0, then one more after each round of tool calls): the reply joins the
+    text of its rounds, each stripped, with a space."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
 class ClearHistoryRequest(Message):
     """Forget a session's conversation; answered by :class:`HistoryCleared`."""
 

@@ -1,7 +1,8 @@
-"""What a turn sends to the audio side: ``SpeakRequest`` pieces in order, ``ActionRequest``s.
+"""What a turn sends out as it goes: ``SpeakRequest`` pieces in order and ``ActionRequest``s
+for the audio side, ``TextPiece``s for a text client.
 
-Only turns spoken on this machine (voice turns from the mic) publish them;
-for text turns and remote clients the same calls only collect nothing.
+Only turns spoken on this machine (voice turns from the mic) publish speech and
+actions; text turns publish their text as it streams instead.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import logging
 from typing import Any
 
 from bus.client import Bus, RequestTimeout
-from bus.messages import ActionRequest, SpeakRequest, VolumeState
+from bus.messages import ActionRequest, SpeakRequest, TextPiece, VolumeState
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,11 @@ class Speech:
         if not self.finished:
             self._send(text, kind, final=True)
             self.finished = True
+
+    def show(self, text: str, round_number: int) -> None:
+        """The answer's text as it streams, for a text turn's client (a voice turn says it)."""
+        if not self.local and text:
+            self._bus.publish(TextPiece(text=text, round=round_number, turn=self.turn))
 
     def control(self, actions: list[dict[str, Any]]) -> None:
         if self.local and actions:

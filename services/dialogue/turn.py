@@ -154,7 +154,7 @@ class Turn:
             if held is None and "".join(parts).strip():
                 held = bool(offer) and may_be_call("".join(parts))
             if not held:
-                spoke = self._speak(delta.content) or spoke
+                spoke = self._speak(delta.content, number) or spoke
         self._mark("llm.done", f"round {number} {finish or ''}".rstrip())
         content = "".join(parts).strip()
         calls = assembler.calls()
@@ -169,7 +169,7 @@ class Turn:
         if held and calls:
             content = ""  # call-shaped text beside real calls is not for the user
         elif held:
-            self._speak(content)
+            self._speak(content, number)
         rest = self.splitter.flush()
         if calls:
             if rest:
@@ -180,7 +180,8 @@ class Turn:
             self.answer.append(content)
         return Round(content, calls)
 
-    def _speak(self, text: str) -> bool:
+    def _speak(self, text: str, number: int) -> bool:
+        self.speech.show(text, number)
         sentences = self.splitter.feed(text)
         for sentence in sentences:
             self.speech.say(sentence)
