@@ -12,7 +12,8 @@ from desktop_assistant.exit_codes import ExitCode
 from desktop_assistant.parsing import IntermixedParser
 
 COMMANDS = [
-    "ask", "say", "listen", "volume", "config", "tap", "doctor", "tools", "keys", "systemd",
+    "ask", "say", "listen", "volume", "history", "config", "tap", "doctor", "tools", "keys",
+    "systemd",
 ]
 """Subcommand modules in ``desktop_assistant.commands``, in the order of ``--help``."""
 

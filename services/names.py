@@ -17,3 +17,10 @@ SPEAKER = "tts"
 changes nothing for the rest of the assistant."""
 WATCHDOG = "watchdog"
 BRAIN = "brain"
+WYOMING = "wyoming"
+
+LOCAL_SESSION = "local"
+"""The session of the voice turns this machine's mic hears."""
+HTTP_SESSIONS = "brain:"
+"""The prefix of the brain's sessions on the bus: HTTP sessions live apart from the local
+voice session and the command line's, and only they count against the history's file cap."""

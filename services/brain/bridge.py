@@ -13,11 +13,11 @@ from bus.errors import ErrorCode
 from bus.liveness import AnswererLost, Liveness, request_watched
 from bus.messages import ClearHistoryRequest, Heartbeat, HistoryCleared, QuestionRequest, Reply
 from services.base import Service
-from services.names import DIALOGUE, TOOLS
+from services.names import DIALOGUE, HTTP_SESSIONS, TOOLS
 
 log = logging.getLogger(__name__)
 
-SESSION_PREFIX = "brain:"
+SESSION_PREFIX = HTTP_SESSIONS
 """HTTP sessions live apart from the local voice session and the CLI's."""
 REQUIRED = (DIALOGUE, TOOLS)
 LIVE_STATES = ("ready", "degraded")

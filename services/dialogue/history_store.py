@@ -5,8 +5,11 @@ Files live in ``<state>/history/`` and are named by a hash of the session
 fsync, rename) by one background thread, so the event loop never waits on the
 disk and writes of a session keep their order. Sizes are bounded: each text
 is cut to ``max_chars``, the window is the dialogue's, and the least recently
-written files go beyond ``max_files``. A file that cannot be read back is
-reported and renamed aside, and the session starts afresh.
+written files of the HTTP sessions go beyond ``max_files``. Those live in their
+own ``http/`` subfolder, so that any client creating sessions by the thousand
+never evicts the voice sessions (``local``, each site) or the command line's,
+which are few and the user's own. A file that cannot be read back is reported
+and renamed aside, and the session starts afresh.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from services.names import HTTP_SESSIONS
 from settings.state import set_aside, write_atomic
 
 log = logging.getLogger(__name__)
@@ -50,13 +54,20 @@ class HistoryStore:
         self._writes = 0
         self._writer.submit(self._prune)
 
+    @property
+    def http_folder(self) -> Path:
+        """The HTTP sessions' files, the only ones counted against ``max_files``."""
+        return self.folder / "http"
+
     def path(self, session: str) -> Path:
-        return self.folder / f"{hashlib.sha256(session.encode()).hexdigest()[:32]}.json"
+        name = f"{hashlib.sha256(session.encode()).hexdigest()[:32]}.json"
+        return (self.http_folder if session.startswith(HTTP_SESSIONS) else self.folder) / name
 
     def load(self, session: str) -> list[Exchange]:
         """The saved exchanges of ``session``; none when there is no file or a bad one."""
         path = self.path(session)
         try:
+            self._move_from_top(path)
             if path.stat().st_size > MAX_FILE_BYTES:
                 raise ValueError(f"larger than {MAX_FILE_BYTES} bytes")
             return _exchanges(json.loads(path.read_bytes()), session)
@@ -74,6 +85,13 @@ class HistoryStore:
         the returned future is."""
         cut = [(u[: self.max_chars], a[: self.max_chars]) for u, a in exchanges]
         return self._writer.submit(self._write, session, cut)
+
+    def _move_from_top(self, path: Path) -> None:
+        """An HTTP session's file saved before they had their own folder moves there."""
+        old = self.folder / path.name
+        if path.parent != self.folder and not path.exists() and old.exists():
+            path.parent.mkdir(mode=0o700, exist_ok=True)
+            old.rename(path)
 
     def close(self) -> None:
         """Finish pending writes."""
@@ -95,9 +113,9 @@ class HistoryStore:
             self._prune()
 
     def _prune(self) -> None:
-        """Remove the least recently written files beyond ``max_files``."""
+        """Remove the least recently written HTTP sessions' files beyond ``max_files``."""
         try:
-            files = sorted(self.folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
+            files = sorted(self.http_folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
             for old in files[: max(0, len(files) - self.max_files)]:
                 old.unlink(missing_ok=True)
         except OSError as exc:

@@ -40,13 +40,12 @@ from services.dialogue.speculation import Prepared, Speculator, discard
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.turn import Turn, TurnRequest, TurnResult
-from services.names import DIALOGUE, SPEAKER, STT
+from services.names import DIALOGUE, LOCAL_SESSION, SPEAKER, STT
 from settings import Config, config_dir
 from settings.state import state_dir
 
 log = logging.getLogger(__name__)
 
-LOCAL_SESSION = "local"
 AUDIO_FRESH = 3.0
 """Seconds since the speaker's last heartbeat for voice turns to offer ``adjust_volume``."""
 REMEMBERED_REPLIES = 512

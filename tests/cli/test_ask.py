@@ -20,8 +20,13 @@ from tests.helpers.processes import ROOT, Process, python_env
 
 
 def ask(folder: ConfigFolder, *args: str) -> subprocess.CompletedProcess[str]:
+    return cli(folder, "ask", *args)
+
+
+def cli(folder: ConfigFolder, *args: str) -> subprocess.CompletedProcess[str]:
+    """``desktop-assistant ARGS`` with the config folder, its output captured."""
     return subprocess.run(
-        [sys.executable, "-m", "desktop_assistant", "ask", *args, *folder.args()],
+        [sys.executable, "-m", "desktop_assistant", *args, *folder.args()],
         cwd=ROOT,
         env=python_env(),
         capture_output=True,

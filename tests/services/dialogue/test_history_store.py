@@ -24,7 +24,7 @@ def test_a_session_comes_back_from_disk_cut_to_the_window(tmp_path: Path) -> Non
     for i in range(5):
         sessions.remember("brain:é/../x", f"question {i}", "a" * 80)
     store.close()
-    files = list((tmp_path / "history").iterdir())
+    files = list((tmp_path / "history" / "http").iterdir())
     assert [p.suffix for p in files] == [".json"]  # one file, named by a hash, nothing else
     again = Sessions(4, store=HistoryStore(tmp_path / "history"))
     assert again.messages("brain:é/../x") == [
@@ -36,18 +36,46 @@ def test_a_session_comes_back_from_disk_cut_to_the_window(tmp_path: Path) -> Non
     again.clear("brain:é/../x")
     assert again.store is not None
     again.store.close()
-    assert list((tmp_path / "history").iterdir()) == []
+    assert list((tmp_path / "history" / "http").iterdir()) == []
 
 
 def test_the_number_of_files_is_bounded(tmp_path: Path) -> None:
     folder = tmp_path / "history"
     store = HistoryStore(folder, max_files=3)
     for i in range(5):
-        store.save(f"s{i}", [("q", "a")]).result()
-        os.utime(store.path(f"s{i}"), (1000 + i, 1000 + i))
+        store.save(f"brain:s{i}", [("q", "a")]).result()
+        os.utime(store.path(f"brain:s{i}"), (1000 + i, 1000 + i))
     store.close()
     HistoryStore(folder, max_files=3).close()  # prunes when it starts
-    assert sorted(folder.iterdir()) == sorted(store.path(f"s{i}") for i in (2, 3, 4))
+    kept = sorted(store.path(f"brain:s{i}") for i in (2, 3, 4))
+    assert sorted((folder / "http").iterdir()) == kept
+
+
+def test_http_sessions_never_evict_the_voice_and_command_line_sessions(tmp_path: Path) -> None:
+    """Before, the cap counted every file: 1,300 HTTP sessions evicted ``local``'s."""
+    folder = tmp_path / "history"
+    store = HistoryStore(folder, max_files=10)
+    own = ["local", "cli", "kitchen"]
+    for session in own:
+        store.save(session, [("q", "a")]).result()
+        os.utime(store.path(session), (1, 1))  # older than every HTTP session
+    for i in range(130):  # past the cap, and past a prune every PRUNE_EVERY writes
+        store.save(f"brain:client-{i}", [("q", "a")]).result()
+    store.close()
+    HistoryStore(folder, max_files=10).close()
+    assert all(HistoryStore(folder).load(s) == [("q", "a")] for s in own)
+    assert len(list((folder / "http").iterdir())) == 10
+
+
+def test_an_http_session_saved_before_its_own_folder_moves_there(tmp_path: Path) -> None:
+    folder = tmp_path / "history"
+    store = HistoryStore(folder)
+    old = folder / store.path("brain:s").name
+    folder.mkdir()
+    old.write_text(json.dumps({"v": 1, "session": "brain:s", "exchanges": [["q", "a"]]}))
+    assert store.load("brain:s") == [("q", "a")]
+    assert not old.exists() and store.path("brain:s").exists()
+    store.close()
 
 
 def test_a_session_forgotten_and_loaded_again_never_repeats_a_version(tmp_path: Path) -> None:
