@@ -45,6 +45,10 @@ class Utterance(Message):
     partial: bool = False
     """True for a speculative copy sent while the end-of-speech window still
     runs; the final utterance of the same turn follows unless speech resumes."""
+    purpose: str = "turn"
+    """``turn``: a question to answer (the mic's). ``transcribe``: only its text is wanted
+    (a Wyoming client's speech to text): the STT answers with a Transcript of the same
+    purpose, which the dialogue does not answer, and speaks no apology if it fails."""
 
 
 @register

@@ -23,6 +23,8 @@ class Transcript(Message):
     """Seconds spent transcribing."""
     speech_end: float = 0.0
     """Epoch time of the utterance's last voiced frame (0 when unknown)."""
+    purpose: str = "turn"
+    """The utterance's: ``transcribe`` for text only (no voice turn follows)."""
 
 
 @register

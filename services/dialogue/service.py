@@ -138,6 +138,9 @@ class DialogueService(Service):
         return TurnRequest(turn, turn, LOCAL_SESSION, text, lang, local=True, offer_volume=volume)
 
     def _voice_turn(self, msg: Transcript) -> None:
+        if msg.purpose != "turn":
+            log.info("turn %s: a %s-only transcript, not a question", msg.turn, msg.purpose)
+            return
         request = self._voice_request(msg)
         if request is None:
             self.speculator.drop("an empty transcript", msg.turn)

@@ -168,6 +168,7 @@ class SpeechToText(Service):
                 duration=utterance.duration,
                 compute=compute,
                 speech_end=utterance.speech_end,
+                purpose=utterance.purpose,
                 turn=utterance.turn,
             )
         )
@@ -179,7 +180,10 @@ class SpeechToText(Service):
 
     def _fail(self, utterance: Utterance, code: ErrorCode, message: str) -> None:
         log.error("turn %s: %s: %s", utterance.turn, code, message)
-        self.bus.publish(Error(service=STT, code=code, message=message, turn=utterance.turn))
+        self.bus.publish(Error(service=STT, code=code, message=message, turn=utterance.turn,
+                               reply_to=utterance.id))
+        if utterance.purpose != "turn":
+            return  # only its text was wanted: the asker reports the failure, nobody speaks
         text, lang = apology(code, self.lang)
         self.bus.publish(
             SpeakRequest(
