@@ -26,7 +26,15 @@ from bus.messages.tools import (
     ToolSpec,
 )
 from bus.messages.trace import TraceMark
-from bus.messages.tts import Speaking, SpeakRequest, Spoken, VolumeRequest, VolumeState
+from bus.messages.tts import (
+    Speaking,
+    SpeakRequest,
+    Spoken,
+    SynthesizeRequest,
+    TtsAudio,
+    VolumeRequest,
+    VolumeState,
+)
 
 __all__ = [
     "ActionRequest",
@@ -45,6 +53,7 @@ __all__ = [
     "SpeechEnded",
     "SpeechStarted",
     "Spoken",
+    "SynthesizeRequest",
     "TextPiece",
     "ToolCatalog",
     "ToolCatalogRequest",
@@ -53,6 +62,7 @@ __all__ = [
     "ToolSpec",
     "TraceMark",
     "Transcript",
+    "TtsAudio",
     "TurnDropped",
     "Utterance",
     "VolumeRequest",

@@ -70,3 +70,35 @@ class VolumeState(Message):
     """On the state a voice turn's controls led to: the phrase spoken instead of the turn's
     answer, because a step went past a limit ("これ以上大きくできません"); the dialogue keeps
     it in the history, as what the assistant said."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class SynthesizeRequest(Message):
+    """Speak ``text`` into audio for the sender instead of the sound card (the Wyoming
+    server's text to speech); answered by :class:`TtsAudio` chunks with its id as
+    ``reply_to``, the last one ``final``."""
+
+    TOPIC = "tts.synthesize"
+    text: str
+    lang: str = "en"
+    """The voice of this language's ``[voice.*]`` table speaks it."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class TtsAudio(Message):
+    """A piece of a :class:`SynthesizeRequest`'s audio (about half a second: far below the
+    bus's message limit), in order of ``seq``."""
+
+    TOPIC = "tts.audio"
+    pcm: bytes
+    """PCM16 little-endian mono samples (msgpack bin); empty on a ``final`` chunk that only
+    ends the answer."""
+    rate: int
+    """Sample rate in Hz (24000 for Kokoro, 22050 for espeak-ng)."""
+    seq: int = 0
+    final: bool = False
+    """The last chunk of the answer."""
+    error: str = ""
+    """On the final chunk of an answer that failed: why."""

@@ -20,11 +20,14 @@ from bus.messages import (
     SpeakRequest,
     Speculation,
     Spoken,
+    SynthesizeRequest,
+    TtsAudio,
     VolumeRequest,
     VolumeState,
 )
 from services.base import Service
 from services.speaker.control import apply_controls
+from services.speaker.export import Export
 from services.speaker.hold import Hold
 from services.speaker.output import AudioOutput
 from services.speaker.pcm import TONE_GAP, ack_tone, seconds_of, silence, to_pcm16
@@ -69,6 +72,9 @@ class Speaker(Service):
         self._speaking: str | None = None
         """The turn reported by ``Speaking(True)``, until ``Speaking(False)``."""
         self._grace: asyncio.TimerHandle | None = None
+        self.exports: dict[str, Export] = {}
+        """Synthesis for others (by request id), until its final chunk is sent."""
+        self._in_loop: Callable[..., None] = lambda func, *args: None
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -95,6 +101,7 @@ class Speaker(Service):
             target=self._pump_events, args=(in_loop,), name="playback-events", daemon=True
         )
         self.worker = worker
+        self._in_loop = in_loop
         self.subscribe(self.bus)
         await self.bus.wait_connected()  # our subscriptions are in place before "ready"
         worker.start()
@@ -214,6 +221,21 @@ class Speaker(Service):
         state.open = state.toned = state.tone_pending = state.ended = False
         self._check_silent()
 
+    def _synthesize(self, msg: SynthesizeRequest) -> None:
+        """Speech for the sender, not the sound card: in the same worker, so after what is
+        already queued to play (one voice model, one synthesis at a time)."""
+        export = Export(msg, self.synth.sample_rate, self._send_export)
+        self.exports[msg.id] = export
+        line = Line(msg.id, msg.text, msg.lang, spoken=False, kind="export")
+        in_loop = self._in_loop
+        self._submit(Job(line=line, markers=(export,),
+                         sink=lambda segment: in_loop(export.take, segment)))
+
+    def _send_export(self, audio: TtsAudio) -> None:
+        if audio.final:
+            self.exports.pop(audio.reply_to or "", None)
+        self.bus.publish(audio)
+
     def _submit(self, job: Job) -> None:
         self._pending_jobs += 1
         self.worker.put(job)
@@ -226,6 +248,10 @@ class Speaker(Service):
         self._check_silent()
 
     def _synthesis_failed(self, line: Line, error: str) -> None:
+        export = self.exports.get(line.turn) if line.kind == "export" else None
+        if export is not None:
+            export.fail(error)  # its asker hears of it in the final chunk
+            return
         self.bus.publish(
             Error(
                 service=self.bus.name,
@@ -294,4 +320,5 @@ class Speaker(Service):
         ActionRequest: _control,
         VolumeRequest: _volume_command,
         Speculation: _speculation,
+        SynthesizeRequest: _synthesize,
     }

@@ -20,7 +20,14 @@ from services.speaker.clauses import (
     split_clauses,
 )
 from services.speaker.hold import Hold
-from services.speaker.pcm import Samples, silence, to_pcm16, trim_lead, trim_tail
+from services.speaker.pcm import (
+    Samples,
+    seconds_of,
+    silence,
+    to_pcm16,
+    trim_lead,
+    trim_tail,
+)
 from services.speaker.playback import PlaybackQueue, Segment
 from services.speaker.volume import Volume
 
@@ -80,6 +87,9 @@ class Job:
     """Speculative: its segments wait there for the verdict instead of playing."""
     gap: float = 0.0
     """Seconds of silence after ``samples`` that give way to what follows (``yields``)."""
+    sink: Callable[[Segment], None] | None = None
+    """Audio for someone else (a Wyoming client): each segment goes there, at full volume
+    (the listener has its own), instead of the playback queue; then the markers."""
 
 
 class SynthesisWorker:
@@ -128,7 +138,14 @@ class SynthesisWorker:
     def _do(self, job: Job, queued: list[Segment]) -> None:
         hold = job.hold
 
+        sent = 0.0  # a sink's audio so far: what its listener has queued, at most
+
         def put(segment: Segment) -> None:
+            nonlocal sent
+            if job.sink is not None:
+                sent += seconds_of(segment.pcm, rate)
+                job.sink(segment)
+                return
             if hold is None:
                 self._playback.put(segment)
             elif not hold.put(segment):
@@ -145,13 +162,14 @@ class SynthesisWorker:
             while pieces and not (hold is not None and hold.dropped):
                 # Each piece is short enough to be ready before what is queued has played:
                 # the first of a reply is short, the next grow as audio piles up.
-                ahead = self._playback.queued_seconds(rate)
+                ahead = self._playback.queued_seconds(rate) if job.sink is None else sent
                 if hold is not None:
                     ahead += hold.held_seconds(rate)
                 piece, rest = cut_piece(pieces.popleft(), limit_for(ahead, self._shortest))
                 if rest is not None:
                     pieces.appendleft(rest)
-                self._speak(piece, job.line, ahead, put, lambda: hold is not None and hold.dropped)
+                self._speak(piece, job.line, ahead, put, lambda: hold is not None and hold.dropped,
+                            loud=job.sink is None)
         for marker in job.markers:
             put(Segment(b"", marker))
 
@@ -162,6 +180,7 @@ class SynthesisWorker:
         queued: float,
         put: Callable[[Segment], None],
         dropped: Callable[[], bool],
+        loud: bool = True,
     ) -> None:
         """Synthesize one piece and queue its audio chunk by chunk, as each is ready."""
         rate = self._synth.sample_rate
@@ -179,7 +198,8 @@ class SynthesisWorker:
                 if one_clip:
                     samples = trim_tail(samples, rate)
                 # The volume is read per chunk: a control applied meanwhile is heard at once.
-                put(Segment(to_pcm16(samples, self._volume.value), line, made=time.time(),
+                volume = self._volume.value if loud else 1.0
+                put(Segment(to_pcm16(samples, volume), line, made=time.time(),
                             compute=compute))
                 if dropped():
                     return
