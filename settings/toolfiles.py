@@ -45,6 +45,25 @@ class LimitsSpec(Table):
     output_bytes: int | None = Field(None, ge=2000, le=MAX_OUTPUT_BYTES)
 
 
+INTENT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+
+
+class IntentSpec(Table):
+    """``[intent]``: the local intent this tool answers without the model."""
+
+    name: str
+    """A Home Assistant intent (``HassGetWeather``) the templates recognize."""
+    slots: dict[str, str] = Field(default_factory=dict)
+    """Tool parameter → the intent slot that fills it (``place = "place"``)."""
+
+    @field_validator("name")
+    @classmethod
+    def _intent_name(cls, name: str) -> str:
+        if not INTENT_NAME.match(name):
+            raise ValueError(f"intent name {name!r} is not a plain identifier")
+        return name
+
+
 class ToolFile(Table):
     """One tool file."""
 
@@ -56,6 +75,7 @@ class ToolFile(Table):
     announce: dict[str, list[str]] = Field(default_factory=dict)
     """Language code → phrases, one of which is spoken before the tool runs."""
     limits: LimitsSpec = LimitsSpec()
+    intent: IntentSpec | None = None
 
     @field_validator("command")
     @classmethod
@@ -100,6 +120,8 @@ class Tool:
             "parameters": self.schema(),
             "announce": {lang: list(phrases) for lang, phrases in self.spec.announce.items()},
             "timeout": self.spec.timeout,
+            "intent": self.spec.intent.name if self.spec.intent else "",
+            "slots": dict(self.spec.intent.slots) if self.spec.intent else {},
         }
 
 
@@ -139,6 +161,11 @@ def parse_tool(path: Path) -> Tool:
         for i, part in enumerate(spec.command)
         for ph in PLACEHOLDER.findall(part)
         if ph not in spec.params
+    ]
+    undeclared += [
+        f"{path}: [intent.slots] fills {param!r} but there is no [params.{param}]"
+        for param in (spec.intent.slots if spec.intent else {})
+        if param not in spec.params
     ]
     if undeclared:
         raise ConfigError("\n".join(undeclared))

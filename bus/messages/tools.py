@@ -34,6 +34,10 @@ class ToolSpec:
     """Per language, phrases of which one is spoken while the tool runs."""
     timeout: float = 10.0
     """Seconds the executor lets it run."""
+    intent: str = ""
+    """The local intent it answers without the model (``HassGetWeather``); "" for none."""
+    slots: dict[str, str] = field(default_factory=dict)
+    """Its parameter → the intent slot whose words fill it."""
 
     def __post_init__(self) -> None:
         if not _TOOL_NAME.fullmatch(self.name):

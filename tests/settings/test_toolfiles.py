@@ -23,6 +23,9 @@ description = "City name, empty for home"
 [params.when]
 type = "string"
 description = "now, today or tomorrow"
+[intent]
+name = "HassGetWeather"
+slots.place = "place"
 """
 
 
@@ -49,7 +52,18 @@ def test_the_weather_example_parses(tmp_path: Path) -> None:
         },
         "announce": {"it": ["Controllo il meteo."], "en": ["Checking the weather."]},
         "timeout": 10.0,
+        "intent": "HassGetWeather",
+        "slots": {"place": "place"},
     }
+
+
+def test_an_intent_slot_must_fill_a_declared_parameter(tmp_path: Path) -> None:
+    text = 'description = "d"\ncommand = ["x"]\n[intent]\nname = "HassGetWeather"\n'
+    assert parse_tool(tool_file(tmp_path, "plain", text)).catalog_entry()["slots"] == {}
+    with pytest.raises(ConfigError, match=r"\[intent.slots\] fills 'city' but there is no"):
+        parse_tool(tool_file(tmp_path, "w", text + 'slots.city = "place"\n'))
+    with pytest.raises(ConfigError, match="intent name 'get weather' is not a plain identifier"):
+        parse_tool(tool_file(tmp_path, "w", text.replace("HassGetWeather", "get weather")))
 
 
 def test_defaults_and_limits(tmp_path: Path) -> None:
