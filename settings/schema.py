@@ -217,6 +217,13 @@ class BrainConfig(Table):
     """Open connections at most; past it, the longest idle ones are closed."""
 
     @field_validator("token")
+class IntentsConfig(Table):
+    mode: Literal["prefer", "only", "off"] = "prefer"
+    """Common requests (the time, the volume, timers...) recognized by sentence templates:
+    ``prefer`` answers them locally and the rest with the LLM (all locally when ``llm``
+    is empty), ``only`` never asks the LLM, ``off`` asks it everything."""
+
+
     @classmethod
     def _token_fits_a_header(cls, token: str) -> str:
         if token and not all("!" <= char <= "~" for char in token):
@@ -298,3 +305,4 @@ class Config(Table):
         if unknown:  # a typo would leave the secret it meant to hide visible
             raise ValueError(f"[tools] secret_env names {unknown} that [env] does not set")
         return env
+    intents: IntentsConfig = IntentsConfig()

@@ -21,6 +21,7 @@ from bus.messages import (
     QuestionRequest,
     Reply,
     SpeculativeTranscript,
+    Spoken,
     ToolCatalog,
     ToolCatalogRequest,
     ToolResult,
@@ -31,6 +32,7 @@ from bus.messages import (
 from services.base import Service
 from services.dialogue.history import Sessions
 from services.dialogue.history_store import HistoryStore
+from services.dialogue.intents.local import LocalTurns
 from services.dialogue.llm import LLMClient
 from services.dialogue.phrases import guess_lang
 from services.dialogue.reachability import Reachability
@@ -83,6 +85,9 @@ class DialogueService(Service):
         if state is not None:  # the conversation survives a restart of the service
             store = HistoryStore(state / "history", on_corrupt=self._corrupt_history)
         self.sessions = Sessions(settings.history, store=store)
+        self.local = LocalTurns(
+            bus, settings, self.toolbox, self.sessions, self.liveness, state
+        )
         self.requests = Requests(REMEMBERED_REPLIES)
         # A guess can only be confirmed by its final transcript, which comes at most an
         # utterance's length and a window after it.
@@ -97,6 +102,7 @@ class DialogueService(Service):
         self.bus.set_state("ready")
         log.info("dialogue: ready, LLM at %s", self.llm.shown)
         self.tasks.spawn(self.reachability.run())
+        self.tasks.spawn(self.local.timers.run())
         try:
             await self.serve()
         finally:
@@ -119,6 +125,9 @@ class DialogueService(Service):
     def _late_result(self, msg: ToolResult) -> None:
         """A result nobody waits for any more (its call gave up): the turn went on without it.
         Subscribed from the start so that no turn's first result can be missed."""
+
+    def _spoken(self, msg: Spoken) -> None:
+        """A piece played: a timer's announcement waits for its own."""
 
     def _volume(self, msg: VolumeState) -> None:
         """A volume change: only a turn's answer to its controls matters (its turn waits
@@ -151,7 +160,7 @@ class DialogueService(Service):
         if not self.settings.speculative or msg.turn is None:
             return
         request = self._voice_request(msg)
-        if request is not None:
+        if request is not None and not self.local.answers(request):  # no LLM round for it
             busy = self.sessions.lock(request.session).locked()
             self.speculator.guess(request, busy)
 
@@ -222,7 +231,9 @@ class DialogueService(Service):
                     prepared.turn.confirm()
                     result = await prepared.turn.run(prepared.task)
                 else:
-                    result = await self._new_turn(request, waits).run()
+                    result = await self.local.run(request, waits) or await self._new_turn(
+                        request, waits
+                    ).run()
                 await self.sessions.saved(request.session)
             finally:
                 lock.release()
@@ -270,4 +281,5 @@ class DialogueService(Service):
         ClearHistoryRequest: _clear_request,
         ToolResult: _late_result,
         VolumeState: _volume,
+        Spoken: _spoken,
     }

@@ -37,6 +37,10 @@ class DialogueSettings:
     """Seconds an utterance may last and the silence that closes it take at most: a guess
     is confirmed by its final transcript within that (and a margin), or never."""
     turn: TurnSettings
+    intents: str = "prefer"
+    """``prefer``, ``only`` or ``off``: common requests answered without the LLM."""
+    langs: tuple[str, ...] = ("en",)
+    """The languages the config has voices for: those whose sentence templates load."""
 
 
 def dialogue_settings(config: Config) -> DialogueSettings:
@@ -49,4 +53,8 @@ def dialogue_settings(config: Config) -> DialogueSettings:
         speculative=config.dialogue.speculative,
         longest_utterance=config.vad.max_utterance + config.vad.silence,
         turn=TurnSettings(system=config.system, tool_rounds=config.tool_rounds),
+        intents=config.intents.mode,
+        langs=tuple(
+            sorted({n.split("-")[0].lower() for n in [*config.voice, config.dialogue.lang]})
+        ),
     )

@@ -109,6 +109,10 @@ class Toolbox:
         """Schemas for the request's ``tools``."""
         return [schema(spec) for spec in self._tools.values()] + ([VOLUME_TOOL] if volume else [])
 
+    def for_intent(self, intent: str) -> ToolSpec | None:
+        """The tool whose file says it answers ``intent`` (the first by name)."""
+        return next((s for _, s in sorted(self._tools.items()) if s.intent == intent), None)
+
     def names(self, volume: bool) -> set[str]:
         return set(self._tools) | ({VOLUME} if volume else set())
 

@@ -71,6 +71,7 @@ class Harness:
         model: str = "test-model",
         barrier: int = 1,
         speculative: bool = True,
+        intents: str = "off",
     ) -> None:
         self.endpoints = endpoints
         self.barrier = barrier
@@ -86,6 +87,8 @@ class Harness:
                         "model": model, "history": history, "timeout": timeout,
                         "speculative": speculative,
                     },
+                    # The LLM's path by default: most questions here would match a template.
+                    "intents": {"mode": intents},
                 }
             )
         )

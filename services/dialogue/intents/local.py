@@ -1,0 +1,135 @@
+"""Turns answered without the LLM: a recognized request, or any request when none may be asked.
+
+``[intents] mode``: ``prefer`` answers what the templates recognize here and the rest
+with the LLM, unless no LLM is configured (``llm = ""``: then as ``only``); ``only``
+never asks the LLM and says what it can do instead; ``off`` leaves every turn to the
+LLM. A local answer is spoken, and remembered in the history like any other, so a
+later LLM turn sees it; a trace mark ``intent`` names what answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from bus.client import Bus, RequestTimeout
+from bus.liveness import Liveness
+from bus.message import new_id
+from bus.messages import Heartbeat, SpeakRequest, Spoken, TraceMark, VolumeRequest
+from services.dialogue.history import Sessions
+from services.dialogue.intents.handlers import BUILT_IN, Handlers, LocalAnswer
+from services.dialogue.intents.phrases import duration, phrase
+from services.dialogue.intents.recognizer import Match, Recognizer
+from services.dialogue.intents.timers import Timer, Timers
+from services.dialogue.settings import DialogueSettings
+from services.dialogue.speech import Speech
+from services.dialogue.timing import Waits
+from services.dialogue.toolbox import Toolbox
+from services.dialogue.turn import TurnRequest, TurnResult
+from services.names import SPEAKER
+
+log = logging.getLogger(__name__)
+
+NO_MATCH = "none"
+"""The trace mark's detail for a turn nothing recognized and no LLM may answer."""
+SPEAKER_FRESH = 3.0
+"""Seconds since the speaker's last heartbeat for a timer's announcement to go out now."""
+ANNOUNCED_WITHIN = 30.0
+"""Seconds a timer's announcement may take to be played before it is sent again."""
+
+
+class LocalTurns:
+    def __init__(
+        self,
+        bus: Bus,
+        settings: DialogueSettings,
+        toolbox: Toolbox,
+        sessions: Sessions,
+        liveness: Liveness,
+        state: Path | None,
+    ) -> None:
+        self.bus, self.sessions, self.liveness = bus, sessions, liveness
+        self.mode = settings.intents
+        self.has_llm = bool(settings.llm.strip())
+        langs = [settings.lang, *settings.langs]
+        self.recognizer = Recognizer(langs, set(BUILT_IN)) if self.mode != "off" else None
+        self.timers = Timers(state / "timers.json" if state else None, self._ring)
+        self.handlers = Handlers(self.timers, toolbox)
+
+    def llm_allowed(self) -> bool:
+        """A configured server is asked even when the last check found none: that check
+        is up to a few seconds old (a server just started would be refused), and failing
+        costs one refused connection, with an apology that says where to start one."""
+        if self.mode == "off":
+            return True
+        return self.mode == "prefer" and self.has_llm
+
+    def match(self, request: TurnRequest) -> Match | None:
+        """The question's own language first, then the others loaded (a typed question
+        carries no language)."""
+        if self.recognizer is None:
+            return None
+        langs = dict.fromkeys([request.lang.split("-")[0], *self.recognizer.langs])
+        return next(
+            (m for lang in langs if (m := self.recognizer.recognize(request.text, lang))), None
+        )
+
+    def answers(self, request: TurnRequest) -> bool:
+        """Whether :meth:`run` answers ``request`` (then no LLM round may start on it)."""
+        return not self.llm_allowed() or self.match(request) is not None
+
+    async def run(self, request: TurnRequest, waits: Waits) -> TurnResult | None:
+        """The turn answered locally, or None: it is the LLM's."""
+        found = self.match(request)
+        if found is None and self.llm_allowed():
+            return None
+        self.bus.publish(
+            TraceMark(stage="intent", detail=found.intent if found else NO_MATCH, turn=request.turn)
+        )
+        lang = found.lang if found else request.lang
+        if found is None:
+            answer = LocalAnswer(phrase("only_these", lang))
+        else:
+            answer = await self.handlers.answer(found, request.turn)
+        speech = Speech(self.bus, request.turn, lang, request.local)
+        if answer.volume is not None and request.local:
+            self.bus.publish(VolumeRequest(action="set", value=answer.volume, turn=request.turn))
+        speech.control(answer.control)
+        speech.finish(answer.text)
+        said = await speech.said_instead() or answer.text
+        self.sessions.remember(request.session, request.text, said)
+        return TurnResult(said, answer.control, None, waits)
+
+    async def _ring(self, timer: Timer) -> None:
+        """Announce a timer that ended (after the speaker's tone), until it has been played:
+        a speaker that is down or restarts meanwhile hears it once it is back."""
+        text = phrase("timer_done", timer.lang, text=duration(timer.seconds, timer.lang))
+        while True:
+            if not self.liveness.alive(SPEAKER, within=SPEAKER_FRESH):
+                try:
+                    await self.bus.wait_for(Heartbeat, _speaker_up, timeout=ANNOUNCED_WITHIN)
+                except RequestTimeout:
+                    continue
+            turn = new_id()
+            spoken = asyncio.ensure_future(
+                self.bus.wait_for(Spoken, _of(turn), timeout=ANNOUNCED_WITHIN)
+            )
+            self.bus.publish(TraceMark(stage="timer.done", detail=timer.id, turn=turn))
+            self.bus.publish(
+                SpeakRequest(text=text, lang=timer.lang, kind="announce", final=True, turn=turn)
+            )
+            try:
+                await spoken
+                return
+            except RequestTimeout:
+                log.warning("timer %s: its announcement was not played, again", timer.id)
+
+
+def _of(turn: str) -> Callable[[Spoken], bool]:
+    return lambda spoken: spoken.turn == turn
+
+
+def _speaker_up(beat: Heartbeat) -> bool:
+    return beat.service == SPEAKER and beat.state != "stopping"
