@@ -32,8 +32,10 @@ from bus.messages import (
     Transcript,
     TurnDropped,
     Utterance,
+    WakeWordHeard,
 )
 
+WAKE = "wake"
 SPEECH_STARTED = "speech_started"
 PARTIAL = "partial"
 GUESS = "guess"
@@ -50,8 +52,8 @@ REPLY = "reply"
 QUIET = "quiet"
 TURN_DROPPED = "turn.dropped"
 STAGES = (
-    SPEECH_STARTED, PARTIAL, GUESS, WINDOW_CLOSED, UTTERANCE, TRANSCRIPT, ASK, SAY, CONFIRMED,
-    DROPPED, PLAYING, SPOKEN, REPLY, QUIET, TURN_DROPPED,
+    WAKE, SPEECH_STARTED, PARTIAL, GUESS, WINDOW_CLOSED, UTTERANCE, TRANSCRIPT, ASK, SAY,
+    CONFIRMED, DROPPED, PLAYING, SPOKEN, REPLY, QUIET, TURN_DROPPED,
 )
 """The stages messages mark, in the order of a turn; trace marks add their own between."""
 LATEST = frozenset({PARTIAL, GUESS})
@@ -59,6 +61,7 @@ LATEST = frozenset({PARTIAL, GUESS})
 Every other stage keeps its earliest."""
 
 _BY_TYPE: dict[type[Message], str] = {
+    WakeWordHeard: WAKE,
     SpeechStarted: SPEECH_STARTED,
     SpeculativeTranscript: GUESS,
     SpeechEnded: WINDOW_CLOSED,

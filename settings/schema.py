@@ -7,6 +7,8 @@ own table; docs/config.md documents them all (a test keeps them in step).
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
 from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
@@ -133,15 +135,55 @@ class VadConfig(Table):
 
 
 class ListenConfig(Table):
-    mode: Literal["always", "push"] = "always"
-    """``always`` listening, or ``push`` to talk: ``desktop-assistant listen`` opens the mic
-    for one question (and the conversation's follow-ups)."""
+    mode: Literal["wake", "always", "push"] = "wake"
+    """``wake``: the mic opens when it hears the wake word (``[wake]``); ``always``
+    listening; or ``push`` to talk: ``desktop-assistant listen`` opens the mic for one
+    question. Wake word and push-to-talk keep the mic open for the follow-ups."""
     timeout: float = Field(8.0, gt=0)
-    """Push-to-talk: seconds the opened mic waits for speech to start."""
+    """Wake word and push-to-talk: seconds the opened mic waits for speech to start."""
     follow_up: float = Field(6.0, ge=0)
-    """Push-to-talk: seconds the mic stays open for a follow-up question."""
+    """Wake word and push-to-talk: seconds the mic stays open for a follow-up question."""
     reply_timeout: float = Field(90.0, gt=0)
-    """Push-to-talk: seconds to wait for the answer before the conversation ends."""
+    """Wake word and push-to-talk: seconds to wait for the answer before the conversation
+    ends."""
+
+
+class WakeConfig(Table):
+    model: str = "okay_nabu"
+    """A microWakeWord model the ``pymicro-wakeword`` package ships (``okay_nabu``,
+    ``hey_jarvis``, ``hey_mycroft``, ``alexa``) or the path of a model's JSON file."""
+    cutoff: float = Field(0.0, ge=0.0, lt=1.0)
+    """Probability the averaged frames must exceed; lower hears the word more easily (and
+    other speech as the word more often). 0 = the model's own (0.85 for okay_nabu)."""
+    window: int = Field(0, ge=0, le=50)
+    """How many of the model's 30 ms probabilities are averaged; 0 = the model's own."""
+    earcon: bool = True
+    """A short chime on the default output when the word is heard."""
+
+    @field_validator("model")
+    @classmethod
+    def _model_is_known(cls, model: str) -> str:
+        if model.endswith(".json") or "/" in model:
+            if not Path(model).expanduser().is_file():
+                raise ValueError(f"no wake word model file {model!r}")
+            return model
+        known = shipped_wake_models()
+        if model not in known:
+            raise ValueError(
+                f"unknown wake word model {model!r}; known: {', '.join(known) or 'none'}"
+                " (or the path of a model's JSON file)"
+            )
+        return model
+
+
+def shipped_wake_models() -> list[str]:
+    """The models inside the installed ``pymicro-wakeword`` (found without importing it:
+    the config is checked by processes that never load the engine)."""
+    spec = importlib.util.find_spec("pymicro_wakeword")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    folder = Path(next(iter(spec.submodule_search_locations))) / "models"
+    return sorted(path.stem for path in folder.glob("*.json"))
 
 
 class AudioConfig(Table):
@@ -298,6 +340,7 @@ class Config(Table):
         return env
 
     @field_validator("env")
+    wake: WakeConfig = WakeConfig()
     @classmethod
     def _secrets_are_env_names(cls, env: dict[str, str], info: ValidationInfo) -> dict[str, str]:
         tools = info.data.get("tools")

@@ -12,6 +12,7 @@ import pytest
 from bus.endpoints import Endpoints
 from tests.helpers.broker import running_broker
 from tests.helpers.processes import Process
+from tests.helpers.service_stack import always_listening
 
 
 class ConfigFolder:
@@ -34,7 +35,7 @@ class ConfigFolder:
         if body.lstrip().startswith("[bus]"):
             raise ValueError("pass extra [bus] keys through write_bus")
         top, tables = _split_top(body)
-        (self.path / "config.toml").write_text(top + head + tables)
+        (self.path / "config.toml").write_text(top + head + tables + always_listening(tables))
 
     def args(self) -> list[str]:
         return ["--config", str(self.path)]

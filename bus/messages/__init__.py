@@ -6,7 +6,14 @@ the closed registry in :mod:`bus.registry`; ``docs/bus.md`` documents each topic
 and field (a test keeps them in step).
 """
 
-from bus.messages.audio import ListenRequest, SpeechEnded, SpeechStarted, Utterance
+from bus.messages.audio import (
+    ListenClosed,
+    ListenRequest,
+    SpeechEnded,
+    SpeechStarted,
+    Utterance,
+    WakeWordHeard,
+)
 from bus.messages.control import ActionRequest
 from bus.messages.dialogue import (
     ClearHistoryRequest,
@@ -42,6 +49,7 @@ __all__ = [
     "Error",
     "Heartbeat",
     "HistoryCleared",
+    "ListenClosed",
     "ListenRequest",
     "Probe",
     "QuestionRequest",
@@ -67,4 +75,5 @@ __all__ = [
     "Utterance",
     "VolumeRequest",
     "VolumeState",
+    "WakeWordHeard",
 ]

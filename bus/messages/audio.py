@@ -57,3 +57,30 @@ class ListenRequest(Message):
     """Push-to-talk: open the mic for one utterance (``desktop-assistant listen``)."""
 
     TOPIC = "audio.listen"
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class WakeWordHeard(Message):
+    """The mic heard the wake word and opened; ``turn`` is the id of the turn it starts
+    (its ``audio.speech.started`` follows with the same id, if speech comes)."""
+
+    TOPIC = "audio.wake"
+    word: str
+    """The phrase, as its model names it ("Okay Nabu")."""
+    heard: float
+    """Epoch time of the end of the audio in which the word was heard."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class ListenClosed(Message):
+    """The mic opened by the wake word or push-to-talk closed again: no speech came in
+    time (``timeout``), or the conversation ended (``ended``)."""
+
+    TOPIC = "audio.listen.closed"
+    reason: str
+    """``timeout`` (no speech, or no answer, in time) or ``ended`` (an empty answer or a
+    failed turn ended the conversation)."""
+    follow_up: bool = False
+    """It was open for a follow-up question (after an answer)."""

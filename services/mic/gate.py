@@ -1,11 +1,12 @@
-"""When the mic hears: never while the assistant speaks, and with push-to-talk only when opened.
+"""When the mic hears: never while the assistant speaks, and with the wake word or push-to-talk
+only when opened.
 
 Pure state, driven by bus events and by the capture times of the audio, so
 audio that was captured before an event is judged by what held then.
-Push-to-talk: ``desktop-assistant listen`` opens the mic for
-one question; after the answer it stays open for a follow-up question,
-unless the answer was empty and carried no control, which ends the
-conversation.
+The wake word (``[listen] mode = "wake"``) or push-to-talk
+(``desktop-assistant listen``) opens the mic for one question; after the
+answer it stays open for a follow-up question, unless the answer was empty
+and carried no control, which ends the conversation.
 """
 
 from __future__ import annotations
@@ -29,11 +30,14 @@ class PushState:
     window: float = 0.0
     """OPEN: how long the mic waits for speech once the assistant is quiet."""
     turn: str | None = None
+    follow_up: bool = False
+    """OPEN: for a follow-up question (after an answer), not after the word or the key."""
 
 
 class Gate:
     def __init__(self, listen: ListenConfig, vad: VadConfig) -> None:
-        self.push = listen.mode == "push"
+        self.push = listen.mode != "always"
+        """The mic opens on demand (the wake word or push-to-talk) and closes again."""
         self.listen = listen
         self.deaf_tail = vad.deaf_tail
         self.speaking = False
@@ -42,6 +46,9 @@ class Gate:
         self.speaker = ""
         """The service that said it is speaking; if it dies meanwhile, the mic hears again."""
         self.speaker_alive_until = math.inf
+        self.closed: tuple[str, bool] | None = None
+        """Why the opened mic closed, and whether it was open for a follow-up; the listener
+        reports it on the bus and clears it."""
 
     # -- what the mic may hear --------------------------------------------------------
 
@@ -61,8 +68,8 @@ class Gate:
         """Close the mic when a push-to-talk deadline has passed."""
         phase = self.state.phase
         if phase in (OPEN, AWAITING_REPLY) and not self.speaking and now > self.state.deadline:
-            log.info("push-to-talk: %s timed out; the mic is closed", phase)
-            self.state = PushState()
+            log.info("%s timed out; the mic is closed", phase)
+            self._close("timeout")
 
     # -- events -----------------------------------------------------------------------
 
@@ -96,6 +103,18 @@ class Gate:
         log.info("push-to-talk: listening")
         self._open(self.listen.timeout, when)
 
+    def on_wake(self, when: float) -> bool:
+        """The wake word was heard in audio ending at ``when``: open for one question, unless
+        the mic is deaf (the assistant speaks) or already hears a question. Returns whether
+        it opened."""
+        if not self.push or self.speaking or when < self.deaf_until:
+            return False
+        if self.state.phase in (OPEN, CAPTURING) and not self.state.follow_up:
+            return False
+        log.info("wake word: listening")
+        self._open(self.listen.timeout, when)
+        return True
+
     def on_speech_started(self, turn: str) -> None:
         if self.push and self.state.phase == OPEN:
             self.state = PushState(CAPTURING, math.inf, self.state.window, turn)
@@ -115,17 +134,21 @@ class Gate:
             return
         if failed or (not conversation.strip() and not control):
             why = "the turn failed" if failed else "empty answer"
-            log.info("push-to-talk: %s, the conversation ends", why)
-            self.state = PushState()
+            log.info("%s, the conversation ends", why)
+            self._close("ended")
             return
-        log.info("push-to-talk: open %.1f s for a follow-up question", self.listen.follow_up)
-        self._open(self.listen.follow_up, when)
+        log.info("open %.1f s for a follow-up question", self.listen.follow_up)
+        self._open(self.listen.follow_up, when, follow_up=True)
 
     def on_error(self, turn: str) -> None:
         """The turn failed (the user heard why): the conversation ends."""
         if self.push and self.state.phase == AWAITING_REPLY and self.state.turn == turn:
-            self.state = PushState()
+            self._close("ended")
 
-    def _open(self, window: float, when: float) -> None:
+    def _open(self, window: float, when: float, follow_up: bool = False) -> None:
         start = max(when, self.deaf_until)
-        self.state = PushState(OPEN, start + window, window)
+        self.state = PushState(OPEN, start + window, window, follow_up=follow_up)
+
+    def _close(self, reason: str) -> None:
+        self.closed = (reason, self.state.follow_up)
+        self.state = PushState()

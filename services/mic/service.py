@@ -19,6 +19,7 @@ from bus.message import new_id
 from bus.messages import (
     Error,
     Heartbeat,
+    ListenClosed,
     ListenRequest,
     Reply,
     Speaking,
@@ -26,14 +27,17 @@ from bus.messages import (
     SpeechStarted,
     TurnDropped,
     Utterance,
+    WakeWordHeard,
 )
 from services.base import Service
 from services.mic.card import capture
 from services.mic.convert import AudioFileError
+from services.mic.earcon import Earcon
 from services.mic.gate import Gate
 from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
 from services.mic.sources import Block, replay
 from services.mic.vad import FRAME, RATE, SpeechScorer, load_scorer, to_float
+from services.mic.wake import WakeDetector
 from services.names import MIC
 from settings.schema import Config, ListenConfig, VadConfig
 
@@ -45,9 +49,16 @@ VOICE_SESSION = "local"
 
 class Listener(Service):
     def __init__(
-        self, bus: Bus, listen: ListenConfig, vad: VadConfig, scorer: SpeechScorer
+        self, bus: Bus, listen: ListenConfig, vad: VadConfig, scorer: SpeechScorer,
+        wake: WakeDetector | None = None, earcon: Earcon | None = None,
     ) -> None:
         super().__init__(bus)
+        self.wake = wake
+        """Runs on every block, even while the mic is deaf or closed (nothing it hears
+        leaves the process before the word)."""
+        self.earcon = earcon
+        self.woken: str | None = None
+        """The turn the wake word started, until its speech starts or the mic closes."""
         self.gate = Gate(listen, vad)
         self.segmenter = Segmenter(vad)
         self.scorer = scorer
@@ -72,6 +83,30 @@ class Listener(Service):
     # -- audio ------------------------------------------------------------------------
 
     def hear(self, block: Block) -> None:
+        if block.fresh and self.wake is not None:
+            self.wake.reset()
+        if self.wake is not None and self.wake.hear(block.pcm):
+            self._woke(block.end)
+        self._hear(block)
+        if self.gate.closed is not None:
+            reason, follow_up = self.gate.closed
+            self.gate.closed = None
+            self.bus.publish(ListenClosed(reason=reason, follow_up=follow_up, turn=self.woken))
+            self.woken = None
+
+    def _woke(self, heard: float) -> None:
+        assert self.wake is not None
+        if not self.gate.on_wake(heard):
+            log.info("wake word heard while deaf or already listening: ignored")
+            return
+        self._forget("")  # the question starts after the word
+        self.woken = new_id()
+        log.info("turn %s: wake word heard", self.woken)
+        self.bus.publish(WakeWordHeard(word=self.wake.word, heard=heard, turn=self.woken))
+        if self.earcon is not None:
+            self.earcon.play()
+
+    def _hear(self, block: Block) -> None:
         if block.fresh:
             self._forget("the audio stream was reopened", "reopened")
         captured = block.end - len(block.pcm) / 2 / RATE
@@ -106,7 +141,7 @@ class Listener(Service):
 
     def _publish(self, event: Event) -> None:
         if isinstance(event, Began):
-            self.turn = new_id()
+            self.turn, self.woken = self.woken or new_id(), None
             log.debug("turn %s: speech started", self.turn)
             self.bus.publish(SpeechStarted(turn=self.turn))
             self.gate.on_speech_started(self.turn)
@@ -166,7 +201,9 @@ class Listener(Service):
 async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     """Load Silero, then hear the card (or the replayed files) until stopped."""
     scorer = load_scorer(config.vad.engine)
-    listener = Listener(bus, config.listen, config.vad, scorer)
+    wake = WakeDetector(config.wake) if config.listen.mode == "wake" else None
+    earcon = Earcon() if wake is not None and config.wake.earcon and not args.wav else None
+    listener = Listener(bus, config.listen, config.vad, scorer, wake, earcon)
     if args.wav:
         bus.set_state("ready", "replaying files")
         tail = config.vad.silence + 0.2

@@ -27,6 +27,7 @@ from tests.helpers.broker import wait_broker
 from tests.helpers.llm_server import ScriptedLLM
 from tests.helpers.ports import free_port
 from tests.helpers.processes import ROOT, Process, python_env
+from tests.helpers.service_stack import always_listening
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speech import CACHE
 
@@ -92,7 +93,7 @@ class Assistant:
             f'[bus]\npub = "{self.endpoints.pub}"\nsub = "{self.endpoints.sub}"\n'
             f"heartbeat = 0.5\n"
             f"[brain]\nport = {self.brain_port}\n"
-            f"{config}"
+            f"{config}{always_listening(config)}"
         )
 
     def env(self) -> dict[str, str]:

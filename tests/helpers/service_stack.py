@@ -19,6 +19,12 @@ from tests.helpers.processes import Process
 M = TypeVar("M", bound=Message)
 
 
+def always_listening(config: str) -> str:
+    """``[listen] mode = "always"`` unless ``config`` has its own ``[listen]`` table: test
+    speech has no wake word (the wake word's own tests say so)."""
+    return "" if "[listen]" in config else '[listen]\nmode = "always"\n'
+
+
 class Stack:
     """``config`` is the body of ``config.toml`` after the stack's own ``[bus]`` table (so
     tables only; top-level keys go in ``top``). Heartbeats come every 0.2 s: state changes
@@ -40,7 +46,7 @@ class Stack:
         (folder / "tools").mkdir(parents=True, exist_ok=True)
         pub, sub = self.endpoints.pub, self.endpoints.sub
         bus = f'[bus]\npub = "{pub}"\nsub = "{sub}"\nheartbeat = 0.2\n'
-        (folder / "config.toml").write_text(top + bus + config)
+        (folder / "config.toml").write_text(top + bus + config + always_listening(config))
         return folder
 
     def start(

@@ -32,7 +32,11 @@ from tests.settings.test_config import cli, write
         ("[env]\n'' = 'x'\n", "'' cannot name an environment variable"),
         # choices are listed, not a regular expression
         ("[whisper]\nbackend = 'servr'\n", "expected 'auto', 'server' or 'embedded' (got 'servr')"),
-        ("[listen]\nmode = 'ptt'\n", "expected 'always' or 'push' (got 'ptt')"),
+        ("[listen]\nmode = 'ptt'\n", "expected 'wake', 'always' or 'push' (got 'ptt')"),
+        # the wake word engine's models are listed
+        ("[wake]\nmodel = 'okay_nabo'\n", "'okay_nabo'; known: alexa, hey_jarvis, hey_mycroft, "
+         "okay_nabu"),
+        ("[wake]\nmodel = '/nonexistent/word.json'\n", "no wake word model file"),
         # an unknown key gets the nearest known one
         ("[bus]\nheartbaet = 1\n", "[bus] unknown key 'heartbaet' (did you mean 'heartbeat'?)"),
         ("cardd = 'x'\n", "top level, unknown key 'cardd' (did you mean 'card'?)"),

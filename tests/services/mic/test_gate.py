@@ -10,7 +10,7 @@ PUSH = ListenConfig(mode="push", timeout=5.0, follow_up=4.0, reply_timeout=30.0)
 
 
 def test_always_listening_is_deaf_while_speaking_and_for_the_tail() -> None:
-    gate = Gate(ListenConfig(), VAD)
+    gate = Gate(ListenConfig(mode="always"), VAD)
     assert gate.hears(100.0)
     gate.on_speaking(True, 101.0)
     assert not gate.hears(101.5)
@@ -97,7 +97,7 @@ def test_speaking_during_capture_loses_the_utterance_but_keeps_listening() -> No
 
 
 def test_a_speaker_that_dies_while_speaking_does_not_leave_the_mic_deaf() -> None:
-    gate = Gate(ListenConfig(), VAD)
+    gate = Gate(ListenConfig(mode="always"), VAD)
     gate.on_speaking(True, 10.0, "tts")
     gate.on_heartbeat("tts", "ready", 11.0, 1.0)
     gate.on_heartbeat("other", "ready", 20.0, 1.0)  # someone else's beats change nothing

@@ -1,0 +1,62 @@
+"""The wake word: microWakeWord (``pymicro-wakeword``) on the mic's 16 kHz PCM16 frames.
+
+The engine turns every 10 ms of audio into spectral features and, every 30 ms,
+runs a small streaming TFLite model; the word is heard when the mean of its
+last ``window`` probabilities passes ``cutoff``. Nothing here leaves the
+process: the mic only opens (and publishes audio) after a detection.
+"""
+
+from __future__ import annotations
+
+import collections
+from pathlib import Path
+from typing import Any
+
+from settings.schema import WakeConfig
+
+RATE = 16000
+REFRACTORY = 1.5
+"""Seconds after a detection in which the same word is not heard again (the model's
+probability stays high for a few hundred ms after the word)."""
+
+
+class WakeDetector:
+    def __init__(self, config: WakeConfig) -> None:
+        from pymicro_wakeword import MicroWakeWord, MicroWakeWordFeatures, Model
+
+        if config.model.endswith(".json") or "/" in config.model:
+            self._model: Any = MicroWakeWord.from_config(Path(config.model).expanduser())
+        else:
+            self._model = MicroWakeWord.from_builtin(Model(config.model))
+        if config.cutoff:
+            self._model.probability_cutoff = config.cutoff
+        if config.window:
+            # The engine sizes its queue of probabilities once, when the model is built.
+            self._model.sliding_window_size = config.window
+            self._model._probabilities = collections.deque(maxlen=config.window)
+        self._features = MicroWakeWordFeatures()
+        self.word: str = self._model.wake_word
+        """The phrase, as the model names it ("Okay Nabu")."""
+        self.model: str = self._model.id
+        self.position = 0
+        """Samples heard since the start (or the last :meth:`reset`)."""
+        self._quiet_until = 0
+
+    def hear(self, pcm: bytes) -> bool:
+        """Feed 16 kHz mono PCM16 audio; True when the word was heard in it."""
+        heard = False
+        for features in self._features.process_streaming(pcm):
+            probability = self._model.process_streaming_prob(features)
+            if probability is not None and probability > self._model.probability_cutoff:
+                heard = True
+        self.position += len(pcm) // 2
+        if not heard or self.position < self._quiet_until:
+            return False
+        self._quiet_until = self.position + round(REFRACTORY * RATE)
+        return True
+
+    def reset(self) -> None:
+        """Forget the audio heard so far (the stream was reopened, or it was not heard)."""
+        self._model.reset()
+        self._features.reset()
+        self.position = self._quiet_until = 0

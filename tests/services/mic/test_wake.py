@@ -1,0 +1,58 @@
+"""The wake word detector (microWakeWord's okay_nabu) on Kokoro-spoken clips."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.mic.convert import decode_file
+from services.mic.vad import FRAME
+from services.mic.wake import WakeDetector
+from settings.schema import WakeConfig
+from tests.helpers.speech import spoken
+
+WORD = "Okay Nabu."
+OTHER_SPEECH = [
+    "Set a timer for ten minutes.",
+    "What is the weather like in Rome tomorrow?",
+    "Tell me a joke about computers.",
+]
+
+
+def detections(detector: WakeDetector, text: str) -> list[float]:
+    """Seconds (end of the frame) at which the word was heard in ``text`` and 1 s after it."""
+    pcm = b"".join(decode_file(spoken(text))) + bytes(32000)
+    return [
+        (at + 2 * FRAME) / 32000
+        for at in range(0, len(pcm), 2 * FRAME)
+        if detector.hear(pcm[at : at + 2 * FRAME])
+    ]
+
+
+def test_the_word_is_heard_once() -> None:
+    detector = WakeDetector(WakeConfig())
+    assert detector.word == "Okay Nabu"
+    heard = detections(detector, WORD)
+    assert len(heard) == 1, heard  # the probability stays high a while: one detection
+
+
+@pytest.mark.parametrize("text", OTHER_SPEECH)
+def test_other_speech_is_not_the_word(text: str) -> None:
+    assert detections(WakeDetector(WakeConfig()), text) == []
+
+
+def test_a_question_in_the_same_breath_is_heard_before_the_question() -> None:
+    heard = detections(WakeDetector(WakeConfig()), "Okay Nabu, what is the weather like?")
+    assert len(heard) == 1 and heard[0] < 1.5, heard
+
+
+def test_reset_forgets_a_half_heard_word() -> None:
+    detector = WakeDetector(WakeConfig())
+    pcm = b"".join(decode_file(spoken(WORD)))
+    half = len(pcm) // 2 // (2 * FRAME) * (2 * FRAME)
+    assert not detector.hear(pcm[:half])
+    detector.reset()
+    assert not detector.hear(pcm[half:] + bytes(32000))
+
+
+def test_a_stricter_cutoff_misses_what_the_default_hears() -> None:
+    assert detections(WakeDetector(WakeConfig(cutoff=0.999)), WORD) == []
