@@ -18,6 +18,7 @@ changes nothing for the rest of the assistant."""
 WATCHDOG = "watchdog"
 BRAIN = "brain"
 WYOMING = "wyoming"
+WYOMING = "wyoming"
 
 LOCAL_SESSION = "local"
 """The session of the voice turns this machine's mic hears."""

@@ -273,6 +273,25 @@ class IntentsConfig(Table):
         return token
 
 
+class WyomingConfig(Table):
+    """The Wyoming server (``services.wyoming``): our speech to text, text to speech and
+    wake word for Home Assistant. Wyoming has no authentication: anyone who reaches the
+    port can use them."""
+
+    enabled: bool = False
+    """Serve; when false the process idles on the bus (the Procfile keeps its line)."""
+    host: str = "127.0.0.1"
+    """The address to listen on; anything but loopback lets other machines in (a warning
+    at start-up says so)."""
+    port: int = Field(10300, ge=1, le=65535)
+    zeroconf: bool = False
+    """Announce the server on the local network (``_wyoming._tcp``) so that Home Assistant
+    discovers it."""
+    timeout: float = Field(60.0, gt=0)
+    """Seconds to wait for the STT's transcript or the TTS's audio before answering the
+    client with an error."""
+
+
 class WatchdogConfig(Table):
     """The turn watchdog (``services.watchdog``): voice turns never end in silence."""
 
@@ -324,6 +343,7 @@ class Config(Table):
     tools: ToolsConfig = ToolsConfig()
     brain: BrainConfig = BrainConfig()
     watchdog: WatchdogConfig = WatchdogConfig()
+    wyoming: WyomingConfig = WyomingConfig()
     log: LogConfig = LogConfig()
     env: dict[str, str] = Field(default_factory=dict)
     """Added to every tool's environment (personal values, key file paths)."""

@@ -1,0 +1,18 @@
+"""``python -m services.wyoming``: our STT, TTS and wake word as a Wyoming server."""
+
+from __future__ import annotations
+
+import sys
+
+from services.names import WYOMING
+from services.runner import run_service, service_parser
+from services.wyoming.service import prepare
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = service_parser(WYOMING, "Serve our STT, TTS and wake word over Wyoming.")
+    return run_service(WYOMING, parser.parse_args(argv), prepare=prepare)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""What ``describe`` answers: our speech to text, our voices and our wake word, from the config.
+
+The Wyoming server reads the same config as the STT and the speaker, so what
+it lists is what they load: the Whisper model and its languages, one voice per
+``[voice.<lang>]`` table (named by its key, which a client's ``synthesize``
+may name), and the mic's wake word model when the wake word is installed.
+"""
+
+from __future__ import annotations
+
+from importlib import metadata
+from pathlib import Path
+
+from wyoming.info import (
+    AsrModel,
+    AsrProgram,
+    Attribution,
+    Info,
+    TtsProgram,
+    TtsVoice,
+    WakeModel,
+    WakeProgram,
+)
+
+from services.stt.text import CODES
+from settings.schema import Config
+
+ATTRIBUTION = Attribution(name="desktop-assistant", url="")
+
+
+def _version() -> str | None:
+    try:
+        return metadata.version("desktop-assistant")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def asr_model_name(config: Config) -> str:
+    whisper = config.whisper
+    if whisper.backend == "embedded":
+        return f"faster-whisper {whisper.embedded_model}"
+    return Path(whisper.model).stem
+
+
+def voice_languages(config: Config) -> dict[str, list[str]]:
+    """Each ``[voice.*]`` key with the languages it speaks (``en`` and ``en-us``)."""
+    return {
+        key: list(dict.fromkeys([key, table.lang.lower()]))
+        for key, table in config.voice.items()
+    }
+
+
+def describe(config: Config, wake: tuple[str, str] | None) -> Info:
+    """The ``info`` event's content; ``wake``: the wake model's id and phrase, if any."""
+    language = config.whisper.language
+    languages = sorted(CODES.values()) if language == "auto" else [language]
+    version = _version()
+    asr = AsrProgram(
+        name="desktop-assistant-stt", description="Whisper, through the assistant's STT",
+        attribution=ATTRIBUTION, installed=True, version=version,
+        models=[AsrModel(name=asr_model_name(config), description="Whisper",
+                         attribution=ATTRIBUTION, installed=True, version=version,
+                         languages=languages)],
+    )
+    tts = TtsProgram(
+        name="desktop-assistant-tts", description="The assistant's own voices",
+        attribution=ATTRIBUTION, installed=True, version=version,
+        voices=[TtsVoice(name=key, description=f"the {key} voice", attribution=ATTRIBUTION,
+                         installed=True, version=version, languages=langs)
+                for key, langs in voice_languages(config).items()],
+        supports_synthesize_streaming=True,
+    )
+    programs = []
+    if wake is not None:
+        model, phrase = wake
+        programs.append(WakeProgram(
+            name="desktop-assistant-wake", description="microWakeWord, as the mic uses it",
+            attribution=ATTRIBUTION, installed=True, version=version,
+            models=[WakeModel(name=model, description=phrase, phrase=phrase,
+                              attribution=ATTRIBUTION, installed=True, version=version,
+                              languages=["en"])],
+        ))
+    return Info(asr=[asr], tts=[tts], wake=programs)

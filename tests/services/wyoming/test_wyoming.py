@@ -1,0 +1,222 @@
+"""The Wyoming server as a real process, spoken to by the wyoming package's own client.
+
+Real broker, real STT (embedded Whisper), real speaker (Kokoro) and a real dialogue
+on a scripted LLM: what Home Assistant would reach on port 10300.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from wyoming.asr import Transcribe, Transcript
+from wyoming.audio import AudioChunk, AudioStart, AudioStop
+from wyoming.client import AsyncTcpClient
+from wyoming.error import Error
+from wyoming.event import Event
+from wyoming.info import Describe, Info
+from wyoming.tts import (
+    Synthesize,
+    SynthesizeChunk,
+    SynthesizeStart,
+    SynthesizeStop,
+    SynthesizeVoice,
+)
+
+from bus.client import Bus
+from bus.messages import Heartbeat
+from services.mic.convert import decode_file
+from tests.helpers.busrun import with_buses
+from tests.helpers.hearing import transcribe
+from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.polling import until
+from tests.helpers.ports import free_port
+from tests.helpers.service_stack import Stack, wait_state
+from tests.helpers.speaker import CACHE, NO_SOUND_SERVER
+from tests.helpers.speech import spoken
+from tests.helpers.words import recall, words
+
+QUESTION = "What is the weather like in Rome tomorrow?"
+SENTENCE = "The kitchen light is now switched off."
+
+
+class Server:
+    def __init__(self, stack: Stack, port: int, llm: ScriptedLLM) -> None:
+        self.stack = stack
+        self.port = port
+        self.llm = llm
+
+    async def client(self) -> AsyncTcpClient:
+        client = AsyncTcpClient("127.0.0.1", self.port)
+        await client.connect()
+        return client
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    port = free_port()
+    with ScriptedLLM() as llm:
+        config = f'[whisper]\nbackend = "embedded"\n[wyoming]\nenabled = true\nport = {port}\n'
+        stack = Stack(config, top=f'llm = "{llm.url}"\n')
+        try:
+            env = {"PULSE_SERVER": NO_SOUND_SERVER, "XDG_CACHE_HOME": str(CACHE)}
+            for module in ("services.stt", "services.tts", "services.dialogue", "services.wyoming"):
+                stack.start(module, env=env)
+
+            async def ready(bus: Bus) -> None:
+                await wait_state(bus, "stt", "ready", timeout=180)
+                await wait_state(bus, "wyoming", "ready", timeout=60)
+                await bus.wait_for(Heartbeat, lambda h: h.service == "tts"
+                                   and h.state in ("ready", "degraded"), timeout=180)
+
+            with_buses(stack.endpoints, ["test"], ready)
+            yield Server(stack, port, llm)
+        finally:
+            stack.close()
+
+
+async def read_until(client: AsyncTcpClient, *types: str, timeout: float = 120) -> list[Event]:
+    """Every event up to and including the first of one of ``types``."""
+    events = []
+    async with asyncio.timeout(timeout):
+        while True:
+            event = await client.read_event()
+            assert event is not None, "the server hung up"
+            events.append(event)
+            if event.type in types:
+                return events
+
+
+def pcm16(events: list[Event]) -> tuple[bytes, int]:
+    chunks = [AudioChunk.from_event(e) for e in events if AudioChunk.is_type(e.type)]
+    start = next(AudioStart.from_event(e) for e in events if AudioStart.is_type(e.type))
+    assert all(chunk.rate == start.rate and chunk.width == 2 for chunk in chunks)
+    return b"".join(chunk.audio for chunk in chunks), start.rate
+
+
+def heard(pcm: bytes, rate: int) -> str:
+    samples = np.frombuffer(pcm, "<i2").astype(np.float32) / 32768
+    at_16k = np.interp(np.arange(0, len(samples), rate / 16000), np.arange(len(samples)), samples)
+    return transcribe(at_16k)
+
+
+async def send_speech(client: AsyncTcpClient, text: str) -> None:
+    audio = b"".join(decode_file(spoken(text)))  # 16 kHz mono PCM16
+    await client.write_event(AudioStart(rate=16000, width=2, channels=1).event())
+    for at in range(0, len(audio), 3200):
+        await client.write_event(
+            AudioChunk(rate=16000, width=2, channels=1, audio=audio[at:at + 3200]).event())
+    await client.write_event(AudioStop().event())
+
+
+def run(coro):  # type: ignore[no-untyped-def]
+    return asyncio.run(coro)
+
+
+def test_describe_lists_our_speech_to_text_and_streaming_voices(server: Server) -> None:
+    async def body() -> Info:
+        client = await server.client()
+        await client.write_event(Describe().event())
+        events = await read_until(client, "info")
+        await client.disconnect()
+        return Info.from_event(events[-1])
+
+    info = run(body())
+    assert info.asr and "en" in info.asr[0].models[0].languages
+    assert info.asr[0].models[0].name == "faster-whisper base"
+    voices = {voice.name: voice.languages for voice in info.tts[0].voices}
+    assert voices == {"it": ["it"], "en": ["en", "en-us"], "ja": ["ja"]}
+    assert info.tts[0].supports_synthesize_streaming
+
+
+def test_a_spoken_question_comes_back_as_text_and_no_one_answers_it(server: Server) -> None:
+    server.llm.reset()
+
+    async def body() -> Transcript:
+        client = await server.client()
+        await client.write_event(Transcribe(language="en").event())
+        await send_speech(client, QUESTION)
+        events = await read_until(client, "transcript", "error")
+        await client.disconnect()
+        return Transcript.from_event(events[-1])
+
+    got = run(body())
+    assert recall(words(QUESTION), words(got.text)) >= 0.8, got.text
+    assert got.language == "en"
+    # A voice turn would have reached the LLM by now: the transcript was published before
+    # the Wyoming answer, and the dialogue answers a transcript at once.
+    dialogue = next(p for p in server.stack.processes if p.module == "services.dialogue")
+    run(until(lambda: "a transcribe-only transcript" in dialogue.output(),
+              "the dialogue's word on the transcript", timeout=30))
+    assert server.llm.requests == []
+
+
+def test_a_sentence_is_spoken_back_in_the_voice_of_its_language(server: Server) -> None:
+    async def body() -> list[Event]:
+        client = await server.client()
+        await client.write_event(
+            Synthesize(text=SENTENCE, voice=SynthesizeVoice(language="en_US")).event())
+        events = await read_until(client, "audio-stop", "error")
+        await client.disconnect()
+        return events
+
+    events = run(body())
+    assert events[0].type == "audio-start" and events[-1].type == "audio-stop"
+    pcm, rate = pcm16(events)
+    assert rate == 24000
+    chunks = [e for e in events if AudioChunk.is_type(e.type)]
+    assert len(chunks) > 2  # sent piece by piece, not as one clip
+    assert recall(words(SENTENCE), words(heard(pcm, rate))) >= 0.8
+
+
+def test_streamed_text_is_spoken_sentence_by_sentence(server: Server) -> None:
+    text = "Good morning. It is sunny in Rome today, with a light wind from the sea."
+
+    async def body() -> tuple[list[Event], list[Event]]:
+        client = await server.client()
+        await client.write_event(SynthesizeStart(voice=SynthesizeVoice(name="en")).event())
+        first, rest = text.split(" It ", 1)
+        await client.write_event(SynthesizeChunk(text=first + " It").event())
+        await client.write_event(SynthesizeChunk(text=" ").event())
+        # The first sentence is heard before the rest of the text exists.
+        early = await read_until(client, "audio-chunk")
+        await client.write_event(SynthesizeChunk(text=rest).event())
+        # Home Assistant also sends the whole text for servers that do not stream: ignored.
+        await client.write_event(Synthesize(text=text).event())
+        await client.write_event(SynthesizeStop().event())
+        late = await read_until(client, "synthesize-stopped", "error")
+        await client.disconnect()
+        return early, late
+
+    early, late = run(body())
+    assert [e.type for e in early] == ["audio-start", "audio-chunk"]
+    assert [e.type for e in late[-2:]] == ["audio-stop", "synthesize-stopped"]
+    assert not any(e.type == "audio-start" for e in late)
+    pcm, rate = pcm16(early + late)
+    assert recall(words(text), words(heard(pcm, rate))) >= 0.8
+
+
+def test_bad_input_gets_an_error_and_the_server_goes_on(server: Server) -> None:
+    async def body() -> list[Error]:
+        client = await server.client()
+        errors = []
+        for event in (
+            AudioChunk(rate=16000, width=2, channels=1, audio=b"\0\0" * 160).event(),
+            Synthesize(text="Hello.", voice=SynthesizeVoice(name="nobody")).event(),
+            Synthesize(text="word " * 3000).event(),
+            SynthesizeChunk(text="no start").event(),
+        ):
+            await client.write_event(event)
+            errors.append(Error.from_event((await read_until(client, "error", "audio-stop"))[-1]))
+        # The same connection still serves.
+        await client.write_event(Describe().event())
+        assert (await read_until(client, "info"))[-1].type == "info"
+        await client.disconnect()
+        return errors
+
+    errors = run(body())
+    assert [e.code for e in errors] == ["bad-order", "unknown-voice", "too-long", "bad-order"]
+    assert "audio-chunk before audio-start" in errors[0].text
+    assert "'nobody'" in errors[1].text and "en" in errors[1].text
