@@ -9,6 +9,7 @@ import pytest
 from bus.client import Bus
 from bus.messages import Heartbeat, QuestionRequest, Reply
 from services.brain.bridge import BrainBridge, Conflict, NoAnswer, Unavailable
+from services.names import BRAIN, DIALOGUE
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
 from tests.helpers.polling import until
@@ -22,8 +23,8 @@ async def connected(brain: Bus, dialogue: Bus, timeout: float = 5.0) -> BrainBri
     asyncio.ensure_future(bridge.serve())
     dialogue.subscribe(QuestionRequest.TOPIC)
     await dialogue.wait_path(brain)
-    dialogue.publish(Heartbeat(service="dialogue", pid=1, state="ready", version="t"))
-    await until(lambda: bridge.liveness.alive("dialogue"), what="dialogue heartbeat")
+    dialogue.publish(Heartbeat(service=DIALOGUE, pid=1, state="ready", version="t"))
+    await until(lambda: bridge.liveness.alive(DIALOGUE), what="dialogue heartbeat")
     return bridge
 
 
@@ -51,7 +52,7 @@ def test_a_retry_joins_the_request_still_running(
             await bridge.ask("s", "r1", "Something else", "voice", None)
         assert await dialogue.recv(timeout=0.2) is None  # the dialogue saw one QuestionRequest only
 
-    with_buses(config_folder.endpoints, ["brain", "dialogue"], body)
+    with_buses(config_folder.endpoints, [BRAIN, DIALOGUE], body)
 
 
 def test_failed_answers_are_not_kept_and_silence_is_a_timeout(
@@ -68,7 +69,7 @@ def test_failed_answers_are_not_kept_and_silence_is_a_timeout(
             await bridge.ask("s", "r2", "Hi", "text", None)  # asked again: not cached
         assert isinstance(await dialogue.recv(timeout=5), QuestionRequest)
 
-    with_buses(config_folder.endpoints, ["brain", "dialogue"], body)
+    with_buses(config_folder.endpoints, [BRAIN, DIALOGUE], body)
 
 
 def test_no_dialogue_heartbeat_is_unavailable(broker: Process, config_folder: ConfigFolder) -> None:
@@ -80,4 +81,4 @@ def test_no_dialogue_heartbeat_is_unavailable(broker: Process, config_folder: Co
         ok, health = bridge.readiness()
         assert not ok and health["error"] == "no recent heartbeat from: dialogue, tools"
 
-    with_buses(config_folder.endpoints, ["brain"], body)
+    with_buses(config_folder.endpoints, [BRAIN], body)

@@ -25,7 +25,7 @@ from bus.messages import (
 )
 from services.dialogue.service import DialogueService
 from services.dialogue.settings import dialogue_settings
-from services.names import SPEAKER
+from services.names import DIALOGUE, SPEAKER, TOOLS
 from settings import Config
 from tests.helpers.llm_server import ScriptedLLM
 from tests.helpers.polling import until
@@ -116,17 +116,17 @@ class Harness:
             "sys.error",
         )
         await self.client.wait_connected()
-        speaker = self._bus("speaker")
+        speaker = self._bus(SPEAKER)
         speaker.subscribe(ActionRequest.TOPIC)
         await speaker.wait_connected()
         self._tasks.append(asyncio.ensure_future(self._answer_controls(speaker)))
         if self.tools is not None:
             self.executor = ScriptedExecutor(
-                self._bus("tools"), self.tools, self.results, self.barrier
+                self._bus(TOOLS), self.tools, self.results, self.barrier
             )
             await self.executor.start()
             self._tasks.append(asyncio.ensure_future(self.executor.serve()))
-        dialogue_bus = self._bus("dialogue")
+        dialogue_bus = self._bus(DIALOGUE)
         self.service = DialogueService(dialogue_bus, self.settings, rng=random.Random(7))
         self._tasks.append(asyncio.ensure_future(self.service.run()))
         # degraded: the start-up check found no LLM server (some tests have none)

@@ -13,6 +13,7 @@ from typing import Any
 
 from bus.endpoints import Endpoints
 from bus.messages import Error, Reply, SpeakRequest, Speculation, TraceMark
+from services.names import STT
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
 from tests.services.dialogue.harness import NOW, Harness, run, until
@@ -159,7 +160,7 @@ def test_a_guess_without_a_final_transcript_is_dropped_and_forgotten(
     async def body(h: Harness) -> None:
         turn = h.guess("A stale question")
         await h.next(SpeakRequest, lambda s: s.turn == turn)
-        h.client.publish(Error(service="stt", code="stt-failed", message="boom", turn=turn))
+        h.client.publish(Error(service=STT, code="stt-failed", message="boom", turn=turn))
         verdict = await h.next(Speculation, lambda s: s.turn == turn)
         assert not verdict.confirmed
         record = await h.voice("A fresh question")
