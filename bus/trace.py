@@ -73,6 +73,7 @@ def as_dict(timeline: Timeline) -> dict[str, Any]:
             for tool in timeline.tools
         ],
         "error": timeline.error,
+        "answered_by": timeline.answered_by,
     }
 
 
@@ -89,6 +90,7 @@ def as_line(timeline: Timeline) -> str:
         )
     parts.sort(key=lambda part: part[0])
     error = f" error={timeline.error}" if timeline.error else ""
+    error += f" by={timeline.answered_by}" if timeline.answered_by else ""
     text = " · ".join(part for _, part in parts)
     return f"turn {timeline.turn} {timeline.text[:40]!r}: {text}{error}"
 

@@ -56,6 +56,9 @@ STAGES = (
     CONFIRMED, DROPPED, PLAYING, SPOKEN, REPLY, QUIET, TURN_DROPPED,
 )
 """The stages messages mark, in the order of a turn; trace marks add their own between."""
+INTENT = "intent"
+"""The trace mark of a turn answered without the LLM; its detail names the intent."""
+ANSWERED_BY = frozenset({INTENT, "llm.request"})
 LATEST = frozenset({PARTIAL, GUESS})
 """Stages that keep their latest message: the one the rest of the turn was built on.
 Every other stage keeps its earliest."""
@@ -115,6 +118,9 @@ class Timeline:
     """Stages of an answer prepared on the guess: they count once the guess is confirmed."""
     held_spoke: bool = False
     calls: dict[str, float] = field(default_factory=dict)
+    answered_by: str = ""
+    """What answered: the intent a trace mark ``intent`` names, ``LLM`` once a request
+    to the model went out, "" before either."""
 
     @classmethod
     def of(cls, turn: str, messages: Iterable[Message]) -> Timeline:
@@ -169,6 +175,8 @@ class Timeline:
             self.error = msg.error
         elif isinstance(msg, ToolRequest):
             self.calls[msg.id] = msg.ts
+        elif isinstance(msg, TraceMark) and msg.stage in ANSWERED_BY:
+            self.answered_by = msg.detail if msg.stage == INTENT else "LLM"
         elif isinstance(msg, ToolResult):
             started = self.calls.pop(msg.reply_to or "", msg.ts - msg.duration)
             self.tools.append(ToolRun(msg.name, started, msg.duration or msg.ts - started, msg.ok))

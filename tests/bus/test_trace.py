@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from bus.messages import Reply, Speaking, SpeechEnded, SpeechStarted, Transcript
+from dataclasses import replace
+
+from bus.messages import (
+    QuestionRequest,
+    Reply,
+    Speaking,
+    SpeechEnded,
+    SpeechStarted,
+    TraceMark,
+    Transcript,
+)
 from bus.trace import STALE_AFTER, TurnFold, as_dict, as_line
 from tests.bus.recorded_turns import END, confirmed_voice_turn, text_turn, tool_voice_turn
 
@@ -32,8 +42,20 @@ def test_text_turn_completes_on_reply() -> None:
     assert fold.feed(question, 0.0) == []
     (done,) = fold.feed(reply, 0.0)
     assert as_dict(done) == {"turn": "t2", "text": "hi", "stages": {"ask": 0.0, "reply": 0.4},
-                             "tools": [], "error": "llm-error"}
+                             "tools": [], "error": "llm-error", "answered_by": ""}
     assert as_line(done) == "turn t2 'hi': ask 0.00s · reply 0.40s error=llm-error"
+
+
+def test_a_turn_shows_what_answered_it_an_intent_or_the_llm() -> None:
+    fold = TurnFold()
+    for turn, mark in (("local", TraceMark(stage="intent", detail="HassGetCurrentTime")),
+                       ("model", TraceMark(stage="llm.request", detail="round 0"))):
+        fold.feed(QuestionRequest(turn=turn, ts=1.0, session="s", text="what time is it"), 0.0)
+        fold.feed(replace(mark, turn=turn, ts=1.1), 0.0)
+        (done,) = fold.feed(Reply(turn=turn, ts=1.5, reply_to=turn, session="s", text="9"), 0.0)
+        expected = "HassGetCurrentTime" if turn == "local" else "LLM"
+        assert as_dict(done)["answered_by"] == expected
+        assert as_line(done).endswith(f"reply 0.50s by={expected}")
 
 
 def test_a_voice_turn_counts_from_the_end_of_speech_even_without_a_stamped_transcript() -> None:
