@@ -18,7 +18,9 @@ from bus.client import Bus
 from bus.endpoints import EndpointError, Endpoints
 from bus.logs import setup_logging
 from bus.process import add_common_arguments, connect, endpoints_of, load_or_exit
-from settings import Config
+from services import one_copy
+from settings import Config, config_dir
+from settings.state import state_dir
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +103,28 @@ def run_service(
     """
     config = load_or_exit(args.config)
     setup_logging(args.log_level, config)
+    try:
+        one_copy.hold(name, config_dir(args.config), state_dir())
+    except one_copy.AlreadyRunning as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except OSError as exc:  # a read-only state folder: run, but say what is not guarded
+        log.warning(
+            "%s: cannot take the one-copy lock (%s): a second copy would not be refused", name, exc
+        )
+    try:
+        return _run_held(name, args, config, serve, prepare)
+    finally:
+        one_copy.release_all()
+
+
+def _run_held(
+    name: str,
+    args: argparse.Namespace,
+    config: Config,
+    serve: ServiceMain | None,
+    prepare: Prepare | None,
+) -> int:
     if prepare is not None:
         try:
             serve = prepare(config, args)

@@ -46,15 +46,22 @@ async def check_bus(config: Config, listen: float) -> list[Check]:
         checks = [Check("bus", True, f"broker at {endpoints.pub}")]
         checks += _plain_tcp_warning(config)
         beats: dict[str, Heartbeat] = {}
+        pids: dict[str, set[int]] = {}
         expected = set(expected_services())
-        deadline = time.monotonic() + listen
+        start = time.monotonic()
+        deadline = start + listen
         # Until every expected service has beaten (or the time is up: one that never does
-        # is down); a heartbeat comes every second by default.
-        while (left := deadline - time.monotonic()) > 0 and not expected <= set(beats):
+        # is down), and for one heartbeat period at least, so that a second copy of a
+        # service has beaten too; a heartbeat comes every second by default.
+        while (left := deadline - time.monotonic()) > 0 and (
+            not expected <= set(beats) or time.monotonic() - start < config.bus.heartbeat * 1.2
+        ):
             msg = await bus.recv(timeout=left)
             if isinstance(msg, Heartbeat):
                 beats[msg.service] = msg
-        checks += heartbeat_checks(beats, time.time())
+                if msg.state != "stopping":  # a copy that ends as another starts is no twin
+                    pids.setdefault(msg.service, set()).add(msg.pid)
+        checks += heartbeat_checks(beats, time.time(), pids)
         return checks
     finally:
         await bus.close()
@@ -82,7 +89,10 @@ def _module(name: str) -> str:
     return f"services.{name}"
 
 
-def heartbeat_checks(beats: dict[str, Heartbeat], now: float) -> list[Check]:
+def heartbeat_checks(
+    beats: dict[str, Heartbeat], now: float, pids: dict[str, set[int]] | None = None
+) -> list[Check]:
+    """One check per service; ``pids``: every process seen beating under each name."""
     checks = []
     names = expected_services()
     for name in names + sorted(set(beats) - set(names) - {"cli", "doctor", "tap"}):
@@ -105,7 +115,22 @@ def heartbeat_checks(beats: dict[str, Heartbeat], now: float) -> list[Check]:
                 warning=beat.state == "degraded",
             )
         )
+        copies = sorted((pids or {}).get(name, ()))
+        if len(copies) > 1:
+            checks.append(_twins(name, copies))
     return checks
+
+
+def _twins(name: str, pids: list[int]) -> Check:
+    """Two copies of one service both answer: every tool call runs twice."""
+    listed = ", ".join(str(pid) for pid in pids)
+    return Check(
+        f"one copy of {name}",
+        False,
+        f"{len(pids)} copies beat on the bus: pids {listed}",
+        f"stop all but one (honcho and systemd both running? systemctl --user stop "
+        f"{unit_name(name)}, or Ctrl-C honcho)",
+    )
 
 
 def _start_hint(name: str) -> str:

@@ -139,6 +139,16 @@ def test_heartbeats_fresh_stale_degraded_missing() -> None:
     assert checks["service tts_extra"].status == "ok"  # something else on the bus, shown too
 
 
+def test_two_copies_of_a_service_fail() -> None:
+    beats = {name: beat(name) for name in remote.expected_services()}
+    pids = {"tools": {42, 43}, "dialogue": {42}}
+    checks = by_name(remote.heartbeat_checks(beats, now=1000.0, pids=pids))
+    twins = checks["one copy of tools"]
+    assert twins.status == "FAIL" and twins.detail == "2 copies beat on the bus: pids 42, 43"
+    assert "systemctl --user stop desktop-assistant-tools.service" in twins.fix
+    assert "one copy of dialogue" not in checks
+
+
 def llm_check(url: str, model: str = "") -> Check:
     import asyncio
 
