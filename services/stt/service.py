@@ -45,14 +45,25 @@ class Job:
     compute: float = 0.0
 
 
+def voice_languages(config: Config) -> list[str]:
+    """ISO codes of the languages the assistant can speak (``[voice.*]`` and the default):
+    the embedded recognizer chooses among these."""
+    codes = {table.lang.split("-")[0].lower() for table in config.voice.values()}
+    return sorted(codes | {config.audio.default_lang.split("-")[0].lower()})
+
+
 async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     """Open the backend of ``[whisper]``, then transcribe until stopped."""
     SpeechToText.subscribe(bus)  # now: utterances that come while the model loads wait
-    backend = await open_backend(config.whisper, bus.set_state)
+    backend = await open_backend(config.whisper, bus.set_state, voice_languages(config))
     if backend.name == "embedded":
         bus.set_state("ready")
     stt = SpeechToText(
-        bus, backend, speculative=config.whisper.speculative, lang=config.audio.default_lang
+        bus,
+        backend,
+        speculative=config.whisper.speculative,
+        lang=config.audio.default_lang,
+        max_seconds=config.vad.max_utterance + UTTERANCE_MARGIN,
     )
     try:
         await stt.serve()
@@ -61,9 +72,25 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
         await backend.close()
 
 
+UTTERANCE_MARGIN = 2.0
+"""Seconds an utterance may run past ``[vad] max_utterance``: the mic cuts at that length,
+plus the frames of its end-of-speech window and padding."""
+
+
 class SpeechToText(Service):
-    def __init__(self, bus: Bus, backend: Backend, *, speculative: bool, lang: str) -> None:
+    def __init__(
+        self,
+        bus: Bus,
+        backend: Backend,
+        *,
+        speculative: bool,
+        lang: str,
+        max_seconds: float = 15.0 + UTTERANCE_MARGIN,
+    ) -> None:
         super().__init__(bus)
+        self.max_seconds = max_seconds
+        """Longer audio is refused untranscribed: no mic of ours sends it, and one 200 s
+        utterance from a peer held the engine for about 20 s, delaying every next turn."""
         self.backend = backend
         self.speculative = speculative
         self.lang = lang
@@ -73,7 +100,7 @@ class SpeechToText(Service):
         self._engine = asyncio.Lock()  # one transcription at a time: the CPU is small
 
     def on_utterance(self, utterance: Utterance) -> None:
-        problem = _bad_audio(utterance)
+        problem = _bad_audio(utterance, self.max_seconds)
         if problem:
             log.warning("utterance %s dropped: %s", utterance.turn, problem)
             if not utterance.partial:
@@ -199,11 +226,17 @@ class SpeechToText(Service):
     HANDLERS = {Utterance: on_utterance}
 
 
-def _bad_audio(utterance: Utterance) -> str:
+def _bad_audio(utterance: Utterance, max_seconds: float) -> str:
     if utterance.rate != 16000:
         return f"rate {utterance.rate} Hz, expected 16000"
     if not utterance.pcm or len(utterance.pcm) % 2:
         return f"{len(utterance.pcm)} bytes is not PCM16 audio"
+    seconds = len(utterance.pcm) / 2 / utterance.rate  # the audio's own length, not its label
+    if seconds > max_seconds:
+        return (
+            f"{seconds:.1f} s of audio is longer than [vad] max_utterance allows "
+            f"({max_seconds:g} s with the margin); not transcribed"
+        )
     return ""
 
 

@@ -247,6 +247,31 @@ def test_an_engine_error_and_bad_audio_fail_the_turn_and_the_service_goes_on(
     assert backend.heard == [audio(1), audio(2)]  # bad audio never reaches the engine
 
 
+def test_audio_longer_than_the_mic_ever_sends_is_refused_untranscribed(
+    module_broker: Endpoints,
+) -> None:
+    """200 s from a bus peer held the engine for about 20 s, and the next turn waited."""
+    long_audio = audio(3) * 200  # labelled 1 s: the length is read from the audio itself
+    answers: dict[bytes, Recognized | Exception] = {audio(2): Recognized("Hello.", "en")}
+
+    async def body(stt: SpeechToText, backend: ScriptedBackend, test: Bus) -> None:
+        assert stt.max_seconds == 17.0  # [vad] max_utterance's default 15 s, plus the margin
+        test.publish(utterance("t1", long_audio))
+        refused = await next_for(test, "t1")
+        assert isinstance(refused, Error) and refused.code == "stt-failed"
+        assert refused.message == (
+            "200.0 s of audio is longer than [vad] max_utterance allows "
+            "(17 s with the margin); not transcribed"
+        )
+        spoken = await next_for(test, "t1")
+        assert isinstance(spoken, SpeakRequest) and spoken.kind == "error" and spoken.final
+        test.publish(utterance("t2", audio(2)))
+        assert isinstance(await next_for(test, "t2"), Transcript)
+
+    backend = run(module_broker, answers, body)
+    assert backend.heard == [audio(2)]
+
+
 def test_an_utterance_without_words_drops_the_turn(module_broker: Endpoints) -> None:
     answers: dict[bytes, Recognized | Exception] = {audio(1): Recognized("[BLANK_AUDIO]", None)}
 
