@@ -17,9 +17,12 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException
 
-from services.brain.bridge import BrainBridge, Busy, Conflict, NoAnswer, Unavailable
+from services.brain.bridge import BrainBridge, NoAnswer, Unavailable
 from services.brain.gate import Gate, host_names
 from services.brain.limits import RequestGuard
+from services.brain.openai_api import add_openai_routes
+from services.brain.openai_errors import OpenAIErrors
+from services.brain.refusals import answered
 from settings.schema import BrainConfig
 
 log = logging.getLogger(__name__)
@@ -78,6 +81,7 @@ def create_app(bridge: BrainBridge, brain: BrainConfig) -> FastAPI:
     )
     app.add_middleware(RequestGuard, max_body=MAX_BODY, body_timeout=brain.client_timeout)
     app.add_middleware(Gate, token=token, names=host_names(brain.host, brain.allowed_hosts))
+    app.add_middleware(OpenAIErrors)  # outermost: it rewrites the refusals of the guards too
     _install_error_handlers(app)
 
     def authorized(request: Request) -> None:
@@ -100,18 +104,9 @@ def create_app(bridge: BrainBridge, brain: BrainConfig) -> FastAPI:
         "/ask", response_model=AskAnswer, responses=refusals, dependencies=[Depends(authorized)]
     )
     async def ask(body: AskBody) -> AskAnswer:
-        try:
-            answer = await bridge.ask(
-                body.session_id, body.request_id, body.text, body.client_type, body.lang
-            )
-        except Conflict as exc:
-            raise HTTPException(409, str(exc)) from None
-        except Busy as exc:
-            raise HTTPException(429, str(exc), {"Retry-After": "1"}) from None
-        except Unavailable as exc:
-            raise HTTPException(503, str(exc)) from None
-        except NoAnswer as exc:
-            raise HTTPException(504, str(exc)) from None
+        answer = await answered(
+            bridge.ask(body.session_id, body.request_id, body.text, body.client_type, body.lang)
+        )
         return AskAnswer(
             conversation=answer.conversation, control=answer.control, error=answer.error
         )
@@ -133,6 +128,7 @@ def create_app(bridge: BrainBridge, brain: BrainConfig) -> FastAPI:
         ok, body = bridge.readiness()
         return JSONResponse(body, status_code=200 if ok else 503)
 
+    add_openai_routes(app, bridge, authorized)
     return app
 
 

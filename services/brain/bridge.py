@@ -11,8 +11,16 @@ from typing import Any
 from bus.client import Bus, RequestTimeout
 from bus.errors import ErrorCode
 from bus.liveness import AnswererLost, Liveness, request_watched
-from bus.messages import ClearHistoryRequest, Heartbeat, HistoryCleared, QuestionRequest, Reply
+from bus.messages import (
+    ClearHistoryRequest,
+    Heartbeat,
+    HistoryCleared,
+    QuestionRequest,
+    Reply,
+    TextPiece,
+)
 from services.base import Service
+from services.brain.pieces import Pieces
 from services.names import DIALOGUE, HTTP_SESSIONS, TOOLS
 
 log = logging.getLogger(__name__)
@@ -67,6 +75,8 @@ class BrainBridge(Service):
         self.timeout = timeout
         self.max_pending = max_pending
         self.liveness = Liveness()
+        self.pieces = Pieces()
+        """The text of the answers streamed to clients (``dialogue.text``), by turn."""
         # Keyed by (session, request id): another session's request id is its own.
         self._answers: OrderedDict[tuple[str, str], tuple[_Key, Answer]] = OrderedDict()
         self._pending: dict[tuple[str, str], tuple[_Key, asyncio.Task[Answer]]] = {}
@@ -77,6 +87,9 @@ class BrainBridge(Service):
 
     def _heartbeat(self, msg: Heartbeat) -> None:
         self.liveness.saw(msg)
+
+    def _piece(self, msg: TextPiece) -> None:
+        self.pieces.route(msg)
 
     def _not_ours(self, msg: Reply | HistoryCleared) -> None:
         """An answer to another process's request: ours are taken by their waiters
@@ -111,10 +124,17 @@ class BrainBridge(Service):
             )
 
     async def ask(
-        self, session_id: str, request_id: str, text: str, client_type: str, lang: str | None
+        self,
+        session_id: str,
+        request_id: str,
+        text: str,
+        client_type: str,
+        lang: str | None,
+        turn: str | None = None,
     ) -> Answer:
         """The answer to a question; a repeated ``request_id`` of the session gets the same
-        one, run once. The dialogue keeps the same rule, which outlives a restart of ours."""
+        one, run once. The dialogue keeps the same rule, which outlives a restart of ours.
+        ``turn``: the turn id the dialogue's ``TextPiece``s will carry (for :attr:`pieces`)."""
         key = _Key(session_id, text, client_type)
         asked = (session_id, request_id)
         for entry in (self._answers.get(asked), self._pending.get(asked)):
@@ -137,6 +157,7 @@ class BrainBridge(Service):
                 text=text,
                 client_type=client_type,
                 lang=lang,
+                turn=turn,
             )
             task = asyncio.ensure_future(self._run(key, asked, ask))
             task.add_done_callback(lambda t: self._finished(asked, t))
@@ -183,4 +204,9 @@ class BrainBridge(Service):
                 f"the dialogue service did not confirm within {CLEAR_TIMEOUT:g} s"
             ) from None
 
-    HANDLERS = {Heartbeat: _heartbeat, Reply: _not_ours, HistoryCleared: _not_ours}
+    HANDLERS = {
+        Heartbeat: _heartbeat,
+        TextPiece: _piece,
+        Reply: _not_ours,
+        HistoryCleared: _not_ours,
+    }

@@ -51,11 +51,16 @@ def brain(stack: Stack) -> Iterator[Stack]:
 
 
 def refusal_is_json(response: Any) -> None:
-    """Never a 5xx, and every 4xx carries ``{"error": "<what is wrong>"}``."""
+    """Never a 5xx, and every 4xx carries ``{"error": "<what is wrong>"}`` (under ``/v1/``,
+    OpenAI's ``{"error": {"message": "<what is wrong>", ...}}``)."""
     assert response.status_code < 500, (response.status_code, response.text)
     if response.status_code >= 400:
         body = json.loads(response.content)
-        assert isinstance(body, dict) and isinstance(body.get("error"), str) and body["error"]
+        assert isinstance(body, dict)
+        error = body.get("error")
+        if response.request.path_url.startswith("/v1/"):
+            error = error.get("message") if isinstance(error, dict) else None
+        assert isinstance(error, str) and error, body
 
 
 @pytest.mark.parametrize("mode", list(GenerationMode), ids=lambda m: m.value)
