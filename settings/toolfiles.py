@@ -19,11 +19,10 @@ from pydantic import Field, ValidationError, field_validator
 
 from settings.loader import ConfigError, describe_errors, load_config, read_toml
 from settings.schema import MAX_CPU_SECONDS, MAX_MB, MAX_OUTPUT_BYTES, MAX_PROCESSES, Table
+from settings.toolrules import announce_problem, name_problem
 
 log = logging.getLogger(__name__)
 
-TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-"""What OpenAI-style servers accept as a function name."""
 PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -83,6 +82,14 @@ class ToolFile(Table):
         if not command[0]:
             raise ValueError("command[0] (the program) must not be empty")
         return command
+
+    @field_validator("announce")
+    @classmethod
+    def _spoken(cls, announce: dict[str, list[str]]) -> dict[str, list[str]]:
+        problem = announce_problem(announce)
+        if problem is not None:
+            raise ValueError(problem)
+        return announce
 
     @field_validator("params")
     @classmethod
@@ -145,11 +152,9 @@ def tool_files(folder: Path) -> list[Path]:
 def parse_tool(path: Path) -> Tool:
     """Read and validate one tool file, or raise ConfigError naming the file and key."""
     name = path.stem
-    if not TOOL_NAME.match(name):
-        raise ConfigError(
-            f"{path}: the file name {name!r} is not a valid tool name "
-            "(letters, digits, '_' and '-', at most 64)"
-        )
+    problem = name_problem(name)
+    if problem is not None:
+        raise ConfigError(f"{path}: the file name: {problem}")
     raw = read_toml(path)
     try:
         spec = ToolFile.model_validate(raw)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from bus.message import Message
 from bus.registry import register
-
-_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-"""What the model APIs accept as a function name."""
+from settings.toolrules import announce_problem, name_problem
 
 
 def _no_parameters() -> dict[str, Any]:
@@ -26,7 +23,8 @@ class ToolSpec:
     """
 
     name: str
-    """Letters, digits, ``_`` and ``-``, at most 64 (what the model APIs accept)."""
+    """Letters, digits, ``_`` and ``-``, at most 64 (what the model APIs accept); not a
+    built-in tool's (``adjust_volume``)."""
     description: str = ""
     parameters: dict[str, Any] = field(default_factory=_no_parameters)
     """The JSON schema of the arguments (default: an object without properties)."""
@@ -40,12 +38,16 @@ class ToolSpec:
     """Its parameter → the intent slot whose words fill it."""
 
     def __post_init__(self) -> None:
-        if not _TOOL_NAME.fullmatch(self.name):
-            raise ValueError(f"bad tool name {self.name!r}")
+        # The same rules as the tool files' (settings.toolrules): what `tools check`
+        # passes is never refused here.
+        problem = name_problem(self.name)
+        if problem is not None:
+            raise ValueError(problem)
         if self.timeout <= 0:
             raise ValueError(f"{self.name}: timeout must be positive, got {self.timeout!r}")
-        if not all(p.strip() for phrases in self.announce.values() for p in phrases):
-            raise ValueError(f"{self.name}: an empty announce phrase")
+        problem = announce_problem(self.announce)
+        if problem is not None:
+            raise ValueError(f"{self.name}: {problem}")
 
 
 @register

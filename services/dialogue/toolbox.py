@@ -17,13 +17,13 @@ from typing import Any
 from bus.client import Bus, RequestTimeout
 from bus.liveness import AnswererLost, Liveness, request_watched
 from bus.messages import ToolCatalog, ToolRequest, ToolResult, ToolSpec
-from bus.ratelimit import RateLimitedLog
 from services.dialogue.toolcalls import ToolCallRequest
 from services.names import TOOLS
+from settings.toolrules import VOLUME_TOOL as VOLUME_TOOL_NAME
 
 log = logging.getLogger(__name__)
 
-VOLUME = "adjust_volume"
+VOLUME = VOLUME_TOOL_NAME
 VOLUME_TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
@@ -92,15 +92,11 @@ class Toolbox:
         """Seconds added to a tool's timeout before its call counts as unanswered."""
         self._rng = rng or random.Random()
         self._tools: dict[str, ToolSpec] = {}
-        self._bad = RateLimitedLog(log, interval=60.0)
 
     def update(self, catalog: ToolCatalog) -> None:
-        tools: dict[str, ToolSpec] = {}
-        for spec in catalog.tools:  # each entry was checked when the catalog was decoded
-            if spec.name == VOLUME:
-                self._bad.warn(VOLUME, "ignored the catalog's %s: it is built in", VOLUME)
-                continue
-            tools[spec.name] = spec
+        # Each entry was checked when the catalog was decoded, by the rules `tools check`
+        # applies too (settings.toolrules): none takes a built-in tool's name.
+        tools = {spec.name: spec for spec in catalog.tools}
         if tools.keys() != self._tools.keys():
             log.info("tools: %s", ", ".join(sorted(tools)) or "none")
         self._tools = tools

@@ -63,10 +63,11 @@ def catalog_of(*entries: dict[str, object]) -> list[bytes]:
 @pytest.mark.parametrize(
     ("entry", "reason"),
     [
-        ({"name": "no spaces please"}, "bad tool name"),
+        ({"name": "no spaces please"}, "is not a valid tool name"),
         ({"name": "x", "timeout": 0}, "timeout must be positive"),
         ({"name": "x", "timeout": True}, "field 'tools'"),
-        ({"name": "x", "announce": {"en": ["  "]}}, "an empty announce phrase"),
+        ({"name": "x", "announce": {"en": ["  "]}}, "announce.en[0] is blank"),
+        ({"name": "adjust_volume"}, "the name of a built-in tool"),
         ({"name": "x", "announce": {"en": "One moment."}}, "field 'tools'"),
         ({"name": "x", "parameters": {"properties": {1: "a"}}}, "a map key"),
         ({"description": "no name"}, "name"),

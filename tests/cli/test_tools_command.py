@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.examples import EXAMPLES
+from tests.helpers.processes import ROOT, python_env
 from tests.services.tools.helpers import ARGV_PRINTER, write_program, write_tool
 from tests.settings.test_config import cli
 
@@ -86,3 +91,31 @@ def test_the_examples_pass_the_check_once_copied(tmp_path: Path) -> None:
     ok = cli("tools", "check", "--config", str(tmp_path))
     assert ok.returncode == 0, ok.stderr
     assert "4 tools ok (calendar, now, search, weather)" in ok.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "extra", "problem"),
+    [
+        ("adjust_volume", "", "'adjust_volume' is the name of a built-in tool"),
+        ("greet", 'announce.en = ["One moment.", " "]', "announce.en[1] is blank"),
+    ],
+)
+def test_a_tool_the_dialogue_would_drop_fails_the_check_and_the_start(
+    tmp_path: Path, name: str, extra: str, problem: str
+) -> None:
+    """Before, both passed `tools check`; the dialogue then dropped them with a warning."""
+    folder = tmp_path / "config"
+    write_tool(folder, name, ["true"], extra=extra)
+    checked = cli("tools", "check", "--config", str(folder))
+    assert checked.returncode == 2
+    assert problem in checked.stderr and f"{name}.toml" in checked.stderr
+    started = subprocess.run(
+        [sys.executable, "-m", "services.tools", "--config", str(folder)],
+        cwd=ROOT,
+        env=python_env({"XDG_STATE_HOME": str(tmp_path / "state")}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert started.returncode == 2
+    assert problem in started.stderr and "Traceback" not in started.stderr
