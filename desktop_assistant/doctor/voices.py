@@ -9,6 +9,7 @@ that would stop the service fails here with the service's own message.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -68,7 +69,32 @@ def _check_table(
     detail += f" in {table.lang}"
     if dict(weights) != dict(table.blend):
         detail += f" (built-in table; not in the file: {', '.join(table.blend)})"
+    foreign = _foreign_voices(table.lang, weights)
+    if foreign:
+        return Check(
+            name, True, f"{detail}: {', '.join(foreign)} speaks {table.lang} with an accent",
+            f"put Kokoro v1.0's voices file (it has {', '.join(table.blend)}) at "
+            f"[kokoro] voices ({voices_file} is what is used now)",
+            warning=True,
+        )
     return Check(name, True, detail)
+
+
+VOICE_LANGUAGES = {
+    "a": "en", "b": "en", "e": "es", "f": "fr", "h": "hi", "i": "it", "j": "ja", "p": "pt",
+    "z": "zh",
+}
+"""Kokoro names a voice after its language: ``af_heart`` American English, ``if_sara`` Italian,
+``jf_alpha`` Japanese."""
+
+
+def _foreign_voices(lang: str, weights: Mapping[str, float]) -> list[str]:
+    """The voices of the blend that are not of ``lang`` (a Japanese voice reading English)."""
+    language = lang.split("-")[0].lower()
+    return [
+        voice for voice in weights
+        if VOICE_LANGUAGES.get(voice[:1].lower(), language) != language
+    ]
 
 
 def _lang_problem(lang: str) -> str:

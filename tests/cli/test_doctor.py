@@ -42,6 +42,16 @@ def test_the_default_voice_tables_pass_with_the_embedded_voices() -> None:
     assert checks["voice ja"].detail == "jf_alpha×1 in ja"
 
 
+def test_english_and_italian_read_by_a_japanese_voice_are_a_warning() -> None:
+    checks = by_name(local.check_tts(Config()))
+    for key, lang in (("en", "en-us"), ("it", "it")):
+        check = checks[f"voice {key}"]
+        assert check.status == "WARN", check
+        assert check.detail.endswith(f"jf_alpha speaks {lang} with an accent")
+        assert "Kokoro v1.0's voices file" in check.fix and "[kokoro] voices" in check.fix
+    assert checks["voice ja"].status == "ok"
+
+
 def test_a_changed_table_with_a_voice_the_file_lacks_fails_as_the_service_would() -> None:
     config = Config(voice={"en": VoiceConfig(lang="en-us", blend={"af_bella": 1.0})})
     (check,) = [c for c in local.check_tts(config) if c.name == "voice en"]
