@@ -4,6 +4,7 @@ tools service with a tool file, dialogue, brain; the LLM is the scripted double.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -209,3 +210,33 @@ def test_curl_style_request_without_the_sdk(brain: Stack) -> None:
     events = [line for line in response.text.split("\n\n") if line]
     assert all(e.startswith("data: ") for e in events)
     assert events[-1] == "data: [DONE]"
+
+
+def test_no_dialogue_is_a_503_in_openai_shape() -> None:
+    stack = Stack([])
+    stack.start(dialogue=False, wait=False)
+    try:
+        until_listening(stack)
+        for stream in (False, True):
+            with pytest.raises(openai.InternalServerError) as refused:
+                client(stack, key="no token needed").chat.completions.create(
+                    model="m", messages=[{"role": "user", "content": "hi"}], stream=stream
+                )
+            assert refused.value.status_code == 503
+            assert refused.value.code == "unavailable"
+            assert "the dialogue service is not running" in refused.value.message
+    finally:
+        stack.stop()
+
+
+def until_listening(stack: Stack, timeout: float = 30.0) -> None:
+    """Wait until the brain answers at all (it is not ready: its dialogue is missing)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            httpx.get(f"{stack.url}/health/ready", timeout=2)
+            return
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)  # the process is still starting: nothing to wait on but its port
