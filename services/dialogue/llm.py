@@ -55,7 +55,7 @@ class LLMClient:
         self.timeout = timeout
         self._model = model
         self._model_known = bool(model)
-        self._http = httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)))
+        self._http = httpx.AsyncClient(timeout=self._timeout(None))
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -66,12 +66,18 @@ class LLMClient:
 
         return await probe(self._http, self.base_url)
 
-    async def model(self) -> str:
+    def _timeout(self, connect: float | None) -> httpx.Timeout:
+        connect = min(self.timeout, 5.0) if connect is None else min(self.timeout, connect)
+        return httpx.Timeout(self.timeout, connect=connect)
+
+    async def model(self, connect: float | None = None) -> str:
         """The configured model, else the first one the server lists (Ollama needs a name)."""
         if self._model_known:
             return self._model
         try:
-            response = await self._http.get(f"{self.base_url}/models")
+            response = await self._http.get(
+                f"{self.base_url}/models", timeout=self._timeout(connect)
+            )
         except (httpx.HTTPError, httpx.InvalidURL):
             return ""  # try again next time: the server may come up later
         self._model_known = True
@@ -82,30 +88,36 @@ class LLMClient:
             log.info("no [dialogue] model set and %s/models lists none", self.shown)
         return self._model
 
-    async def _send(self, body: dict[str, Any]) -> httpx.Response:
+    async def _send(self, body: dict[str, Any], timeout: httpx.Timeout) -> httpx.Response:
         """POST the request; once more on a fresh connection when a kept-alive one turns out
         dead before any answer came (nothing was generated for it)."""
         url = f"{self.base_url}/chat/completions"
         try:
-            request = self._http.build_request("POST", url, json=body)
+            request = self._http.build_request("POST", url, json=body, timeout=timeout)
             return await self._http.send(request, stream=True)
         except STALE as exc:
             log.info("the connection to %s was closed (%s): trying once more", self.shown, exc)
-        request = self._http.build_request("POST", url, json=body)
+        request = self._http.build_request("POST", url, json=body, timeout=timeout)
         return await self._http.send(request, stream=True)
 
     async def stream(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None, waits: Waits
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        waits: Waits,
+        connect: float | None = None,
     ) -> AsyncIterator[Delta]:
+        """``connect``: seconds a connection may take (default 5): shorter while the server
+        is known to be down, so that a question only it could answer is not kept waiting."""
         body: dict[str, Any] = {"messages": messages, "stream": True}
         with waits.waiting("llm"):
-            if model := await self.model():
+            if model := await self.model(connect):
                 body["model"] = model
             if tools:
                 body["tools"] = tools
                 body["parallel_tool_calls"] = True  # llama-server sends one call otherwise
             try:
-                response = await self._send(body)
+                response = await self._send(body, self._timeout(connect))
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 raise _transport_error(exc, self.shown) from None
         try:

@@ -41,7 +41,7 @@ from services.dialogue.settings import DialogueSettings, dialogue_settings
 from services.dialogue.speculation import Prepared, Speculator, discard
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
-from services.dialogue.turn import Turn, TurnRequest, TurnResult
+from services.dialogue.turn import UNREACHABLE, ServerDown, Turn, TurnRequest, TurnResult
 from services.names import DIALOGUE, LOCAL_SESSION, SPEAKER, STT
 from settings import Config, config_dir
 from settings.state import state_dir
@@ -51,7 +51,9 @@ log = logging.getLogger(__name__)
 AUDIO_FRESH = 3.0
 """Seconds since the speaker's last heartbeat for voice turns to offer ``adjust_volume``."""
 REMEMBERED_REPLIES = 512
-UNREACHABLE = (ErrorCode.LLM_UNAVAILABLE, ErrorCode.LLM_LOADING)
+DOWN_CONNECT = 1.5
+"""Seconds a turn waits to connect while the LLM server is known to be down: a refused
+connection fails at once, an address that drops packets must not hold the user long."""
 SPECULATION_MARGIN = 5.0
 """Seconds a prepared answer waits beyond the longest utterance for its final transcript."""
 
@@ -177,6 +179,10 @@ class DialogueService(Service):
             sessions=self.sessions,
             waits=waits,
             speculative=speculative,
+            down=ServerDown(
+                DOWN_CONNECT if self.reachability.reachable is False else None,
+                self.local.instead(),
+            ),
         )
 
     def _text_turn(self, msg: QuestionRequest) -> None:
@@ -255,6 +261,8 @@ class DialogueService(Service):
         self.bus.publish(
             TraceMark(stage="turn.done", detail=result.waits.summary(), turn=request.turn)
         )
+        if not result.asked_llm:
+            return
         if result.error in UNREACHABLE:
             self.reachability.report(result.error)
         elif result.error is None or result.error.startswith("llm"):

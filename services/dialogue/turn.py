@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +48,23 @@ class TurnResult:
     control: list[dict[str, Any]]
     error: str | None
     waits: Waits
+    asked_llm: bool = True
+    """False for a local answer: it says nothing about the LLM server's health."""
+
+
+@dataclass(frozen=True)
+class ServerDown:
+    """What a turn does about a server that may be down: ``connect`` bounds the wait for
+    a connection (set while the server is known to be down: it is still asked, since one
+    just started answers), and ``instead`` follows an apology for an unreachable server
+    with what the assistant can do without one."""
+
+    connect: float | None = None
+    instead: Callable[[str, str], str] | None = None
+    """(apology, language) → what is said: the apology and the local capabilities."""
+
+
+UNREACHABLE = (ErrorCode.LLM_UNAVAILABLE, ErrorCode.LLM_LOADING)
 
 
 @dataclass
@@ -68,8 +85,10 @@ class Turn:
         sessions: Sessions,
         waits: Waits,
         speculative: bool = False,
+        down: ServerDown = ServerDown(),
     ) -> None:
         self.req = req
+        self.down = down
         self.bus, self.settings, self.llm, self.toolbox, self.sessions = (
             bus,
             settings,
@@ -142,7 +161,7 @@ class Turn:
         held: bool | None = None  # None until the first visible character tells
         spoke = first = False
         finish = None
-        async for delta in self.llm.stream(messages, offer, self.waits):
+        async for delta in self.llm.stream(messages, offer, self.waits, self.down.connect):
             if not first:
                 first = True
                 self._mark("llm.first_token", f"round {number}")
@@ -238,6 +257,8 @@ class Turn:
         self.bus.publish(Error(service=DIALOGUE, code=code, message=detail, turn=self.req.turn))
         self.splitter.discard()  # half a sentence is worse than none
         text = apology(code, self.req.lang, self.llm.base_url)
+        if code in UNREACHABLE and self.down.instead is not None:
+            text = self.down.instead(text, self.req.lang)
         self.speech.finish(text, kind="error")
         return TurnResult(text, self.controls, code, self.waits)
 

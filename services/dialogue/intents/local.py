@@ -1,10 +1,13 @@
 """Turns answered without the LLM: a recognized request, or any request when none may be asked.
 
 ``[intents] mode``: ``prefer`` answers what the templates recognize here and the rest
-with the LLM, unless no LLM is configured (``llm = ""``: then as ``only``); ``only``
-never asks the LLM and says what it can do instead; ``off`` leaves every turn to the
-LLM. A local answer is spoken, and remembered in the history like any other, so a
-later LLM turn sees it; a trace mark ``intent`` names what answered.
+with the LLM, unless no LLM is configured (``llm = ""``: then as ``only``); a server
+that is configured but down is still asked (one just started answers; a refused
+connection costs nothing), and its apology is followed by what the assistant can do
+instead, as ``only`` says it; ``only`` never asks the LLM and says what it can do
+instead; ``off`` leaves every turn to the LLM. A local answer is spoken, and
+remembered in the history like any other, so a later LLM turn sees it; a trace mark
+``intent`` names what answered.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from bus.message import new_id
 from bus.messages import Heartbeat, SpeakRequest, Spoken, TraceMark, VolumeRequest
 from services.dialogue.history import Sessions
 from services.dialogue.intents.handlers import BUILT_IN, Handlers, LocalAnswer
-from services.dialogue.intents.phrases import duration, phrase
+from services.dialogue.intents.phrases import duration, phrase, with_instead
 from services.dialogue.intents.recognizer import Match, Recognizer
 from services.dialogue.intents.timers import Timer, Timers
 from services.dialogue.settings import DialogueSettings
@@ -66,6 +69,11 @@ class LocalTurns:
             return True
         return self.mode == "prefer" and self.has_llm
 
+    def instead(self) -> Callable[[str, str], str] | None:
+        """What follows an apology for an unreachable LLM: in ``prefer`` mode, what the
+        assistant can still do (as ``only`` says); with intents off, nothing."""
+        return with_instead if self.mode == "prefer" else None
+
     def match(self, request: TurnRequest) -> Match | None:
         """The question's own language first, then the others loaded (a typed question
         carries no language)."""
@@ -90,7 +98,7 @@ class LocalTurns:
         )
         lang = found.lang if found else request.lang
         if found is None:
-            answer = LocalAnswer(phrase("only_these", lang))
+            answer = LocalAnswer(with_instead(phrase("only_these", lang), lang))
         else:
             answer = await self.handlers.answer(found, request.turn)
         speech = Speech(self.bus, request.turn, lang, request.local)
@@ -100,7 +108,7 @@ class LocalTurns:
         speech.finish(answer.text)
         said = await speech.said_instead() or answer.text
         self.sessions.remember(request.session, request.text, said)
-        return TurnResult(said, answer.control, None, waits)
+        return TurnResult(said, answer.control, None, waits, asked_llm=False)
 
     async def _ring(self, timer: Timer) -> None:
         """Announce a timer that ended (after the speaker's tone), until it has been played:

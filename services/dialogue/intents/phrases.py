@@ -20,12 +20,14 @@ PHRASES: dict[str, dict[str, str]] = {
         "タイマーの設定・確認・キャンセルができます。",
     },
     "only_these": {
-        "en": "I can't answer that without a language model. "
-        "I can tell the time and the date, the weather, change the volume, and set timers.",
-        "it": "Non posso rispondere senza un modello linguistico. "
-        "So dire l'ora e la data, il meteo, cambiare il volume e impostare dei timer.",
-        "ja": "言語モデルがないのでお答えできません。"
-        "時刻と日付、天気、音量の変更、タイマーならできます。",
+        "en": "I can't answer that without a language model.",
+        "it": "Non posso rispondere senza un modello linguistico.",
+        "ja": "言語モデルがないのでお答えできません。",
+    },
+    "instead": {
+        "en": "I can tell the time and the date, the weather, change the volume, and set timers.",
+        "it": "So dire l'ora e la data, il meteo, cambiare il volume e impostare dei timer.",
+        "ja": "時刻と日付、天気、音量の変更、タイマーならできます。",
     },
     "no_weather": {
         "en": "I have no weather tool. Add one to the tools folder to ask about the weather.",
@@ -66,6 +68,12 @@ _UNITS = {
 
 def phrase(key: str, lang: str, **values: object) -> str:
     return PHRASES[key][language(lang)].format(**values)
+
+
+def with_instead(said: str, lang: str) -> str:
+    """``said``, then what the assistant can answer without a language model."""
+    gap = "" if language(lang) == "ja" else " "
+    return f"{said}{gap}{phrase('instead', lang)}"
 
 
 def duration(seconds: float, lang: str) -> str:

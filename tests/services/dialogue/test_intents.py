@@ -13,6 +13,8 @@ from bus.endpoints import Endpoints
 from bus.messages import ActionRequest, SpeakRequest, Spoken, TraceMark
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.polling import until
+from tests.helpers.ports import free_port
 from tests.helpers.tool_executor import tool
 from tests.services.dialogue.harness import Harness
 
@@ -80,8 +82,29 @@ def test_with_no_llm_the_time_in_each_language(module_broker: Endpoints):
         other = await h.ask("che cosa è la fotosintesi?", lang="it")
         assert intent_of(other) == "none"
         assert other.reply.text.startswith("Non posso rispondere"), other.reply.text
+        assert other.reply.text.endswith("impostare dei timer."), other.reply.text
 
     run(module_broker, "", body)
+
+
+def test_with_its_server_down_prefer_still_answers_and_says_what_it_can(
+    module_broker: Endpoints,
+) -> None:
+    port = free_port()  # nothing listens there
+
+    async def body(h: Harness) -> None:
+        now = await h.ask("what time is it")
+        assert intent_of(now) == "HassGetCurrentTime" and CLOCK.search(now.reply.text)
+        await until(lambda: h.service.reachability.reachable is False, what="found down")
+        joke = await h.ask("tell me a joke")
+        assert joke.reply.error == "llm-unavailable"
+        assert f"port {port}" in joke.reply.text  # where it looked, said aloud
+        assert joke.reply.text.endswith("change the volume, and set timers."), joke.reply.text
+        other = await h.ask("che cosa è la fotosintesi?", lang="it")
+        assert f"porta {port}" in other.reply.text
+        assert other.reply.text.endswith("impostare dei timer."), other.reply.text
+
+    run(module_broker, f"http://127.0.0.1:{port}/v1", body)
 
 
 def test_only_never_asks_the_llm(module_broker: Endpoints, llm: ScriptedLLM):
