@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import httpx
 
+from desktop_assistant.doctor.llm_probe import url_problem, where_to_point
 from desktop_assistant.doctor.result import Check
 from services.names import DIALOGUE
 from settings import Config
@@ -34,6 +35,19 @@ def with_llm(checks: list[Check]) -> list[Check]:
 
 
 async def check_llm(config: Config) -> list[Check]:
+    """The configured LLM; when it fails, the fix names a usual local server that answers."""
+    problem = url_problem(config.llm)
+    if problem:
+        # No LLM at all is a choice (the local intents still answer); a broken URL is a typo.
+        empty = not config.llm.strip()
+        return [Check("llm", empty, problem, await where_to_point(config.llm), warning=empty)]
+    (check,) = await _check_configured(config)
+    if check.ok:
+        return [check]
+    return [replace(check, fix=f"{check.fix}; or {await where_to_point(config.llm)}")]
+
+
+async def _check_configured(config: Config) -> list[Check]:
     base = config.llm.rstrip("/")
     shown = safe_url(base)
     async with httpx.AsyncClient(timeout=httpx.Timeout(3.0)) as client:
@@ -45,7 +59,7 @@ async def check_llm(config: Config) -> list[Check]:
                     "llm",
                     False,
                     f"{shown} unreachable ({type(exc).__name__})",
-                    "start llama-server/Ollama/vLLM there, or set `llm` in config.toml",
+                    "start llama-server/Ollama/vLLM there",
                 )
             ]
         if response.status_code != 200:

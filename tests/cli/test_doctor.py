@@ -11,7 +11,7 @@ import pytest
 
 from bus.messages import Heartbeat
 from desktop_assistant.doctor import llm as doctor_llm
-from desktop_assistant.doctor import local, remote
+from desktop_assistant.doctor import llm_probe, local, remote
 from desktop_assistant.doctor.result import Check, render_table
 from services.speaker.voices import VoiceError
 from services.tts.blends import resolve_tables
@@ -175,7 +175,14 @@ def llm_check(url: str, model: str = "") -> Check:
     return check
 
 
-def test_llm_up_wrong_model_and_down() -> None:
+@pytest.fixture
+def no_usual_servers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The usual local ports as closed ones: a server of the machine's must not answer."""
+    closed = tuple((name, f"{closed_port_url()}/v1") for name in ("llama-server", "Ollama"))
+    monkeypatch.setattr(llm_probe, "USUAL_SERVERS", closed)
+
+
+def test_llm_up_wrong_model_and_down(no_usual_servers: None) -> None:
     with ScriptedLLM() as llm:
         llm.script(c.text("unused"))
         assert llm_check(llm.url).detail == f"{llm.url}: scripted-model"
@@ -183,7 +190,39 @@ def test_llm_up_wrong_model_and_down() -> None:
         assert not wrong.ok and "'gemma' not served; it has scripted-model" in wrong.detail
     down = llm_check(f"{closed_port_url()}/v1")
     assert not down.ok and "unreachable (ConnectError)" in down.detail
-    assert "set `llm` in config.toml" in down.fix
+    assert "no LLM server answers on the usual ports" in down.fix
+    assert 'llm = "http://127.0.0.1:8080/v1"' in down.fix
+
+
+def test_a_down_llm_names_the_usual_server_that_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    with ScriptedLLM() as ollama:
+        usual = (("llama-server", f"{closed_port_url()}/v1"), ("Ollama", ollama.url))
+        monkeypatch.setattr(llm_probe, "USUAL_SERVERS", usual)
+        down = llm_check(f"{closed_port_url()}/v1")
+    assert not down.ok and "unreachable" in down.detail
+    assert f'Ollama answers at {ollama.url}: put this line in config.toml: llm = "{ollama.url}"' \
+        in down.fix
+
+
+@pytest.mark.parametrize(
+    ("url", "named"),
+    [
+        ("localhost:8080/v1", "has no http:// or https:// in front"),
+        ("http://localhost:8080", "does not end in /v1"),
+    ],
+)
+def test_an_llm_url_of_the_wrong_shape_is_named(
+    url: str, named: str, no_usual_servers: None
+) -> None:
+    check = llm_check(url)
+    assert not check.ok and named in check.detail
+    assert llm_probe.url_problem("http://127.0.0.1:8080/v1") == ""
+
+
+def test_no_llm_configured_is_a_warning_with_the_way_to_add_one(no_usual_servers: None) -> None:
+    check = llm_check("")
+    assert check.status == "WARN" and "`llm` is empty" in check.detail
+    assert 'llm = "http://127.0.0.1:8080/v1"' in check.fix
 
 
 def test_an_llm_that_lists_its_models_but_answers_every_question_404() -> None:
