@@ -34,8 +34,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"broker: {exc}", file=sys.stderr)
         return 1
     from bus.heartbeat_thread import HeartbeatThread
+    from bus.liveness import BROKER
 
-    beat = HeartbeatThread("broker", broker.endpoints, config.bus.heartbeat)
+    beat = HeartbeatThread(BROKER, broker.endpoints, config.bus.heartbeat)
     beat.start()
     stop.wait()
     log.info("broker: stopping")

@@ -11,7 +11,7 @@ import json
 import sys
 
 from bus.client import Bus, RequestTimeout
-from bus.liveness import AnswererLost, Liveness, request_watched
+from bus.liveness import BROKER, AnswererLost, BrokerLost, Liveness, request_watched
 from bus.messages import Heartbeat, QuestionRequest, Reply
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
@@ -62,7 +62,12 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
             while not answer.done():
                 await asyncio.wait({answer}, timeout=0.1)
                 seen = seen or liveness.working_pid(DIALOGUE) is not None
-                if not answer.done() and not seen and loop.time() > absent_after:
+                # A silent broker silences the dialogue too: request_watched names it.
+                broker_quiet = liveness.last(BROKER) is not None and not liveness.alive(
+                    BROKER, periods=1.5
+                )
+                late = loop.time() > absent_after
+                if not answer.done() and not seen and late and not broker_quiet:
                     print(
                         "ask: no dialogue service on the bus: start it (`honcho start`, or "
                         "`python -m services.dialogue`)",
@@ -70,6 +75,9 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
                     )
                     return ExitCode.UNAVAILABLE
             reply = await answer
+        except BrokerLost as exc:
+            print(f"ask: {exc}", file=sys.stderr)
+            return ExitCode.UNAVAILABLE
         except AnswererLost as exc:
             print(f"ask: {exc}: ask again", file=sys.stderr)
             return ExitCode.UNAVAILABLE

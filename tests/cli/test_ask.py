@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,8 +17,10 @@ from bus.client import Bus
 from bus.messages import Heartbeat
 from tests.conftest import ConfigFolder
 from tests.helpers import llm_chunks as c
+from tests.helpers.broker import running_broker
 from tests.helpers.busrun import with_buses
 from tests.helpers.llm_server import ScriptedLLM
+from tests.helpers.polling import until
 from tests.helpers.processes import ROOT, Process, python_env
 
 
@@ -110,7 +115,11 @@ def test_a_dialogue_that_dies_while_answering_is_an_error_at_once(
     llm.script({"stream": [{"gate": "held"}, *c.text("Too late.")["stream"]]})
     asking = subprocess.Popen(
         [sys.executable, "-m", "desktop_assistant", "ask", "Hi", *config_folder.args()],
-        cwd=ROOT, env=python_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        env=python_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     llm.wait_requests(1, timeout=30)
     dialogue.kill()
@@ -122,3 +131,80 @@ def test_a_dialogue_that_dies_while_answering_is_an_error_at_once(
     assert ("the dialogue service sent no heartbeat" in err and "ask again" in err) or (
         "no dialogue service on the bus" in err
     )
+
+
+def answered_in_history(state: Path, text: str) -> bool:
+    """The dialogue saved ``text`` in a session's history (it does so before the Reply)."""
+    folder = state / "desktop-assistant" / "history"
+    return folder.is_dir() and any(text in f.read_text() for f in folder.iterdir())
+
+
+def test_an_answer_lost_in_a_broker_restart_is_asked_for_again(
+    dialogue: Process,
+    broker: Process,
+    config_folder: ConfigFolder,
+    llm: ScriptedLLM,
+    log_dir: Path,
+) -> None:
+    """The broker dies while the dialogue answers, and the CLI is stopped until the new broker
+    has passed on (to nobody) the Reply the dialogue queued meanwhile: the answer is lost.
+    After the restart the CLI sends the same question again and the dialogue, which answers a
+    repeated id once, sends the Reply it kept; before, the CLI blamed the dialogue's silence
+    during the outage or waited out the whole timeout."""
+    llm.script({"stream": [{"gate": "held"}, *c.text("Answered anyway.")["stream"]]})
+    asking = subprocess.Popen(
+        [sys.executable, "-m", "desktop_assistant", "ask", "Hi", *config_folder.args()],
+        cwd=ROOT,
+        env=python_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        llm.wait_requests(1, timeout=30)
+        with_buses(config_folder.endpoints, ["probe"], heard_beating)  # the CLI heard them too
+        os.kill(asking.pid, signal.SIGSTOP)
+        broker.kill()
+        llm.gate("held").set()
+        answered = lambda: answered_in_history(log_dir / "state", "Answered anyway.")  # noqa: E731
+        asyncio.run(until(answered, "the dialogue answered", timeout=30))
+        with running_broker(config_folder.path, config_folder.endpoints, log_dir):
+            # the dialogue beats through the new broker: what it queued before went by
+            with_buses(config_folder.endpoints, ["probe"], heard_beating)
+            os.kill(asking.pid, signal.SIGCONT)
+            out, err = asking.communicate(timeout=60)  # [brain] timeout is 120 s
+    finally:
+        asking.kill()
+    assert (asking.returncode, out) == (0, "Answered anyway.\n"), err
+    assert len(llm.requests) == 1  # the resent question was not asked of the LLM again
+
+
+async def heard_beating(bus: Bus) -> None:
+    """Until a heartbeat of the broker and one of the dialogue have come by."""
+    for service in ("broker", "dialogue"):
+        await bus.wait_for(Heartbeat, lambda h, s=service: h.service == s, timeout=10)
+
+
+def test_a_broker_that_stops_while_asking_is_named(
+    dialogue: Process, broker: Process, config_folder: ConfigFolder, llm: ScriptedLLM
+) -> None:
+    llm.script({"stream": [{"gate": "held"}, *c.text("Too late.")["stream"]]})
+    asking = subprocess.Popen(
+        [sys.executable, "-m", "desktop_assistant", "ask", "Hi", *config_folder.args()],
+        cwd=ROOT,
+        env=python_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        llm.wait_requests(1, timeout=30)
+        with_buses(config_folder.endpoints, ["probe"], heard_beating)  # the CLI heard them too
+        broker.kill()
+        out, err = asking.communicate(timeout=60)
+    finally:
+        asking.kill()
+        llm.gate("held").set()
+    assert asking.returncode == 3, err
+    assert "the bus broker sent no heartbeat" in err and "not running" in err
+    assert "dialogue service sent no heartbeat" not in err
