@@ -126,8 +126,17 @@ class VadConfig(Table):
     continues while the probability stays above ``threshold - 0.15``."""
     pre_roll: float = Field(0.3, ge=0)
     """Seconds of audio kept from just before speech started."""
-    silence: float = Field(0.5, gt=0)
-    """End-of-speech window: seconds of silence that end an utterance."""
+    silence: float = Field(1.2, gt=0)
+    """The longest end-of-speech window: seconds of silence that end an utterance
+    whatever the end-of-turn model says (with ``end_of_turn = "silence"``, the only one)."""
+    short_silence: float = Field(0.2, gt=0)
+    """Seconds of silence after which the end-of-turn model judges the pause: a turn it
+    finds complete ends there."""
+    end_of_turn: Literal["model", "silence"] = "model"
+    """``model``: the Smart Turn model ends a finished turn at ``short_silence`` and lets
+    an unfinished one wait up to ``silence``; ``silence``: every turn waits ``silence``."""
+    end_of_turn_threshold: float = Field(0.5, gt=0, lt=1)
+    """The model's probability from which a turn counts as finished."""
     min_speech: float = Field(0.25, ge=0)
     """Seconds of speech an utterance needs; shorter sounds are ignored."""
     max_utterance: float = Field(15.0, gt=0)

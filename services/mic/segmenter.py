@@ -3,11 +3,13 @@
 Pure bookkeeping in sample positions, no clocks and no bus, so it is the
 same for a live card and for a replayed file. An utterance starts at the
 first voiced frame (with ``pre_roll`` of audio from before it), is announced
-once it holds ``min_speech`` of voiced audio, and ends after ``silence`` of
-unvoiced audio or at ``max_utterance``. When the silence starts, a
-speculative copy of the utterance is offered (``Paused``); when the window
-closes without speech resuming, the final utterance has exactly that audio,
-so a transcript of the copy is a transcript of the utterance.
+once it holds ``min_speech`` of voiced audio, and ends when the endpointer
+says the pause ends the turn (``services/mic/endpointing.py``: a short pause the
+end-of-turn model finds complete, else ``silence``) or at ``max_utterance``.
+When the silence starts, a speculative copy of the utterance is offered
+(``Paused``); when the turn ends without speech resuming, the final utterance
+has exactly that audio, so a transcript of the copy is a transcript of the
+utterance. Speech after the end starts the next utterance: nothing is lost.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import collections
 from dataclasses import dataclass
 
+from services.mic.endpointing import Endpointer, TurnModel
 from services.mic.vad import FRAME, RATE
 from settings.schema import VadConfig
 
@@ -55,10 +58,10 @@ Event = Began | Paused | Ended
 
 
 class Segmenter:
-    def __init__(self, vad: VadConfig) -> None:
+    def __init__(self, vad: VadConfig, turn_model: TurnModel | None = None) -> None:
         self.threshold = vad.threshold
         self.low = max(0.01, vad.threshold - HYSTERESIS)
-        self.silence = round(vad.silence * RATE)
+        self.endpointer = Endpointer(vad, turn_model)
         self.min_speech = round(vad.min_speech * RATE)
         self.max_bytes = 2 * max(FRAME, round(vad.max_utterance * RATE))
         self.pre_roll: collections.deque[bytes] = collections.deque(
@@ -105,7 +108,8 @@ class Segmenter:
             self.silent += self.position - first
             if self.announced and self.silent == self.position - first:
                 events.append(Paused(self._cut(), self.start, self.end))
-            if self.silent >= self.silence:
+            heard = self.audio if self.announced else None  # a click is not judged
+            if self.endpointer.ends(heard, self.silent, self.position - first):
                 if self.announced:
                     events.append(Ended(self._cut(), self.start, self.end))
                 self._reset_utterance()

@@ -33,6 +33,7 @@ from services.base import Service
 from services.mic.card import capture
 from services.mic.convert import AudioFileError
 from services.mic.earcon import Earcon
+from services.mic.endpointing import TurnModel, load_turn_model
 from services.mic.gate import Gate
 from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
 from services.mic.sources import Block, replay
@@ -51,6 +52,7 @@ class Listener(Service):
     def __init__(
         self, bus: Bus, listen: ListenConfig, vad: VadConfig, scorer: SpeechScorer,
         wake: WakeDetector | None = None, earcon: Earcon | None = None,
+        turn_model: TurnModel | None = None,
     ) -> None:
         super().__init__(bus)
         self.wake = wake
@@ -60,7 +62,7 @@ class Listener(Service):
         self.woken: str | None = None
         """The turn the wake word started, until its speech starts or the mic closes."""
         self.gate = Gate(listen, vad)
-        self.segmenter = Segmenter(vad)
+        self.segmenter = Segmenter(vad, turn_model)
         self.scorer = scorer
         self.pending = bytearray()
         """Heard audio not yet a whole frame."""
@@ -203,7 +205,8 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     scorer = load_scorer(config.vad.engine)
     wake = WakeDetector(config.wake) if config.listen.mode == "wake" else None
     earcon = Earcon() if wake is not None and config.wake.earcon and not args.wav else None
-    listener = Listener(bus, config.listen, config.vad, scorer, wake, earcon)
+    turn_model = load_turn_model(config.vad)
+    listener = Listener(bus, config.listen, config.vad, scorer, wake, earcon, turn_model)
     if args.wav:
         bus.set_state("ready", "replaying files")
         tail = config.vad.silence + 0.2

@@ -41,17 +41,18 @@ def _japanese_g2p() -> Any:
     return JAG2P()
 
 
-def spoken(text: str, lang: str = "en-us") -> Path:
+def spoken(text: str, lang: str = "en-us", voice: str = VOICE) -> Path:
     """A WAV file of ``text`` spoken in ``lang`` (Kokoro's code: ``en-us``, ``it``, ``ja``;
-    24 kHz mono PCM16), made once. Japanese goes through the Japanese G2P, as the TTS does."""
-    key = hashlib.sha1(f"{VOICE}|{lang}|{text}".encode()).hexdigest()[:16]
+    24 kHz mono PCM16) by ``voice``, made once. Japanese goes through the Japanese G2P, as
+    the TTS does."""
+    key = hashlib.sha1(f"{voice}|{lang}|{text}".encode()).hexdigest()[:16]
     path = CACHE / "speech" / f"{key}.wav"
     if not path.exists():
         if lang == "ja":
             phonemes = _japanese_g2p()(text)
-            samples, rate = _kokoro().create(phonemes, voice=VOICE, lang=lang, is_phonemes=True)
+            samples, rate = _kokoro().create(phonemes, voice=voice, lang=lang, is_phonemes=True)
         else:
-            samples, rate = _kokoro().create(text, voice=VOICE, lang=lang)
+            samples, rate = _kokoro().create(text, voice=voice, lang=lang)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         write_wav(tmp, np.asarray(samples, dtype=np.float32), rate)

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import numpy as np
 
-from bus.client import Bus
-from bus.message import Message
 from bus.messages import SpeechEnded, SpeechStarted, Utterance
 from tests.conftest import ConfigFolder
-from tests.helpers.busrun import with_buses
+from tests.helpers.mic_replay import replayed
 from tests.helpers.processes import Process
 from tests.helpers.speech import read_wav, spoken, write_wav
 
@@ -35,17 +32,7 @@ def test_files_of_any_rate_mono_or_stereo_come_out_as_utterances(
     stereo_file = write_wav(tmp_path / "stereo.wav", both, 44100, channels=2)
     mono_file = write_wav(tmp_path / "mono.wav", resampled(second, rate, 8000), 8000)
 
-    async def body(bus: Bus) -> list[Message]:
-        bus.subscribe("audio.")
-        mic = Process("services.mic", *config_folder.args(), "--wav", str(stereo_file),
-                      str(mono_file), "--fast", log_dir=tmp_path)
-        assert await asyncio.to_thread(mic.popen.wait, 60) == 0, mic.output()
-        got: list[Message] = []
-        while (msg := await bus.recv(timeout=2)) is not None:
-            got.append(msg)
-        return got
-
-    got = with_buses(config_folder.endpoints, ["test"], body)
+    got = replayed(config_folder, [stereo_file, mono_file], tmp_path)
     kinds = [(type(m).__name__, getattr(m, "partial", None)) for m in got]
     one = [("SpeechStarted", None), ("Utterance", True), ("SpeechEnded", None),
            ("Utterance", False)]

@@ -1,0 +1,130 @@
+"""The end-of-turn decision in the segmenter, with a scripted model and scripted Silero
+probabilities: a complete turn closes at the short pause, an incomplete one waits for
+the long silence, and speech after a closed turn starts the next one whole."""
+
+from __future__ import annotations
+
+import math
+
+from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
+from services.mic.vad import FRAME, RATE
+from settings.schema import VadConfig
+
+VAD = VadConfig(silence=1.2, short_silence=0.2, end_of_turn="model", pre_roll=0.3,
+                min_speech=0.25, end_of_turn_threshold=0.5)
+SHORT_FRAMES = math.ceil(0.2 * RATE / FRAME)
+LONG_FRAMES = math.ceil(1.2 * RATE / FRAME)
+
+
+class ScriptedModel:
+    """Says ``probability`` for every pause it is asked about, and keeps what it heard."""
+
+    def __init__(self, probability: float) -> None:
+        self.probability = probability
+        self.heard: list[bytes] = []
+
+    def __call__(self, pcm: bytes) -> float:
+        self.heard.append(pcm)
+        return self.probability
+
+
+class Stream:
+    """Frames pushed into a segmenter; each frame's samples are its own number, so any
+    frame can be found again in an utterance's audio."""
+
+    def __init__(self, segmenter: Segmenter) -> None:
+        self.segmenter = segmenter
+        self.count = 0
+        self.events: list[tuple[int, Event]] = []
+        """(index of the frame that produced it, event)."""
+
+    def push(self, frames: int, probability: float) -> None:
+        for _ in range(frames):
+            self.count += 1
+            frame = self.count.to_bytes(2, "little") * FRAME
+            for event in self.segmenter.push(frame, probability):
+                self.events.append((self.count, event))
+
+    def of(self, kind: type) -> list[tuple[int, Event]]:
+        return [(n, e) for n, e in self.events if isinstance(e, kind)]
+
+
+def frames_in(pcm: bytes) -> set[int]:
+    return {int.from_bytes(pcm[at : at + 2], "little") for at in range(0, len(pcm), 2 * FRAME)}
+
+
+def test_a_complete_turn_ends_at_the_short_pause() -> None:
+    model = ScriptedModel(0.9)
+    stream = Stream(Segmenter(VAD, model))
+    stream.push(10, 0.2)
+    stream.push(30, 1.0)  # about a second of speech, frames 11-40
+    stream.push(LONG_FRAMES + 5, 0.0)
+    [(paused_at, paused)] = stream.of(Paused)
+    [(ended_at, ended)] = stream.of(Ended)
+    assert paused_at == 41
+    assert ended_at == 40 + SHORT_FRAMES  # not 40 + LONG_FRAMES
+    assert isinstance(ended, Ended) and isinstance(paused, Paused)
+    assert ended.pcm == paused.pcm  # the speculative transcript is the final one
+    # The model heard the utterance with its pause, once.
+    [heard] = model.heard
+    assert max(frames_in(heard)) == 40 + SHORT_FRAMES and 11 in frames_in(heard)
+
+
+def test_an_incomplete_turn_waits_for_the_long_silence() -> None:
+    model = ScriptedModel(0.1)
+    stream = Stream(Segmenter(VAD, model))
+    stream.push(30, 1.0)
+    stream.push(LONG_FRAMES + 5, 0.0)
+    [(ended_at, _)] = stream.of(Ended)
+    assert ended_at == 30 + LONG_FRAMES
+    assert len(model.heard) == 1  # judged once, at the short pause, not at every frame
+
+
+def test_a_pause_mid_sentence_keeps_one_utterance() -> None:
+    """"What is the weather like in" ... 0.7 s ... "Rome tomorrow?": the model finds the
+    first part unfinished, so the pause does not end the turn; the second part is
+    judged at its own pause."""
+    verdicts = iter([0.1, 0.9])
+    stream = Stream(Segmenter(VAD, lambda pcm: next(verdicts)))
+    stream.push(30, 1.0)
+    stream.push(round(0.7 * RATE / FRAME), 0.0)
+    stream.push(20, 1.0)
+    stream.push(LONG_FRAMES + 5, 0.0)
+    [(_, ended)] = stream.of(Ended)
+    assert isinstance(ended, Ended)
+    assert {1, 30, 31, 52, 72} <= frames_in(ended.pcm)  # both parts and the pause between
+    assert len(stream.of(Began)) == 1 and len(stream.of(Paused)) == 2
+
+
+def test_speech_after_a_closed_turn_starts_the_next_turn_whole() -> None:
+    model = ScriptedModel(0.9)
+    stream = Stream(Segmenter(VAD, model))
+    stream.push(30, 1.0)  # frames 1-30
+    stream.push(SHORT_FRAMES + 3, 0.0)  # the turn closes at the short pause
+    resumed = stream.count + 1
+    stream.push(20, 1.0)  # "...tomorrow", after the close
+    stream.push(LONG_FRAMES, 0.0)
+    first, second = (e for _, e in stream.of(Ended))
+    assert isinstance(first, Ended) and isinstance(second, Ended)
+    assert len(stream.of(Began)) == 2
+    assert set(range(resumed, resumed + 20)) <= frames_in(second.pcm)  # none of it lost
+    assert second.start == (resumed - 1) * FRAME
+    assert first.end <= second.start
+
+
+def test_silence_mode_never_asks_the_model() -> None:
+    model = ScriptedModel(0.9)
+    stream = Stream(Segmenter(VAD.model_copy(update={"end_of_turn": "silence"}), model))
+    stream.push(30, 1.0)
+    stream.push(LONG_FRAMES + 5, 0.0)
+    [(ended_at, _)] = stream.of(Ended)
+    assert ended_at == 30 + LONG_FRAMES
+    assert model.heard == []
+
+
+def test_a_sound_too_short_to_be_speech_is_not_judged() -> None:
+    model = ScriptedModel(0.9)
+    stream = Stream(Segmenter(VAD, model))
+    stream.push(3, 1.0)  # 96 ms: under min_speech
+    stream.push(LONG_FRAMES + 5, 0.0)
+    assert stream.events == [] and model.heard == []
