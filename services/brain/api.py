@@ -20,8 +20,9 @@ from starlette.exceptions import HTTPException
 from services.brain.bridge import BrainBridge, NoAnswer, Unavailable
 from services.brain.gate import Gate, host_names
 from services.brain.limits import RequestGuard
-from services.brain.openai_api import add_openai_routes
+from services.brain.openai_api import MAX_CHAT_BODY, add_openai_routes
 from services.brain.openai_errors import OpenAIErrors
+from services.brain.openai_shapes import OPENAI_PREFIX
 from services.brain.refusals import answered
 from settings.schema import BrainConfig
 
@@ -79,7 +80,12 @@ def create_app(bridge: BrainBridge, brain: BrainConfig) -> FastAPI:
         docs_url=None,  # /docs and /redoc load their pages from a CDN: the assistant is offline
         redoc_url=None,
     )
-    app.add_middleware(RequestGuard, max_body=MAX_BODY, body_timeout=brain.client_timeout)
+    app.add_middleware(
+        RequestGuard,
+        max_body=MAX_BODY,
+        body_timeout=brain.client_timeout,
+        larger=((OPENAI_PREFIX, MAX_CHAT_BODY),),
+    )
     app.add_middleware(Gate, token=token, names=host_names(brain.host, brain.allowed_hosts))
     app.add_middleware(OpenAIErrors)  # outermost: it rewrites the refusals of the guards too
     _install_error_handlers(app)

@@ -17,9 +17,17 @@ class RequestGuard:
     a Content-Length cannot get past the limit either.
     """
 
-    def __init__(self, app: ASGIApp, max_body: int, body_timeout: float) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_body: int,
+        body_timeout: float,
+        larger: tuple[tuple[str, int], ...] = (),
+    ) -> None:
         self.app = app
         self.max_body = max_body
+        self.larger = larger
+        """(path prefix, limit): routes whose bodies may be larger than ``max_body``."""
         self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -27,9 +35,10 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        limit = next((n for p, n in self.larger if scope["path"].startswith(p)), self.max_body)
         declared = headers.get("content-length", "")  # the HTTP server checked its syntax
-        if declared.isdigit() and int(declared) > self.max_body:
-            await refuse(send, 413, self._too_big())
+        if declared.isdigit() and int(declared) > limit:
+            await refuse(send, 413, _too_big(limit))
             return
         kind = headers.get("content-type", "").split(";")[0].strip().lower()
         if kind and kind != "application/json" and not kind.endswith("+json"):
@@ -47,15 +56,16 @@ class RequestGuard:
             if message["type"] != "http.request":
                 return  # the client went away
             body += message.get("body", b"")
-            if len(body) > self.max_body:
-                await refuse(send, 413, self._too_big())
+            if len(body) > limit:
+                await refuse(send, 413, _too_big(limit))
                 return
             if not message.get("more_body", False):
                 break
         await self.app(scope, _replay(bytes(body), receive), send)
 
-    def _too_big(self) -> str:
-        return f"request body larger than {self.max_body} bytes"
+
+def _too_big(limit: int) -> str:
+    return f"request body larger than {limit} bytes"
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -23,7 +23,14 @@ from starlette.exceptions import HTTPException
 from bus.message import new_id
 from bus.messages import TextPiece
 from services.brain.bridge import Answer, BrainBridge
-from services.brain.openai_shapes import MODEL, ChatRequest, chunk, completion, error, extra
+from services.brain.openai_shapes import (
+    MODEL,
+    ChatRequest,
+    chunk,
+    completion,
+    error,
+    extra,
+)
 from services.brain.openai_shapes import models as model_list
 from services.brain.pieces import Joiner
 from services.brain.refusals import answered
@@ -31,6 +38,9 @@ from services.brain.refusals import answered
 log = logging.getLogger(__name__)
 
 DEFAULT_SESSION = "openai"
+MAX_CHAT_BODY = 4 * 1024 * 1024
+"""A chat client sends its whole conversation with every question (the assistant reads only
+the last message): a long chat in Open WebUI goes far beyond ``/ask``'s 64 KiB."""
 MAX_ID = 200
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 

@@ -14,9 +14,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services.brain.openai_shapes import error
-
-PREFIX = "/v1/"
+from services.brain.openai_shapes import OPENAI_PREFIX, error
 
 
 class OpenAIErrors:
@@ -24,7 +22,7 @@ class OpenAIErrors:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith(PREFIX):
+        if scope["type"] != "http" or not scope["path"].startswith(OPENAI_PREFIX):
             await self.app(scope, receive, send)
             return
         held: Message | None = None

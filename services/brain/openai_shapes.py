@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+OPENAI_PREFIX = "/v1/"
+"""Where the OpenAI-compatible routes live."""
 MODEL = "desktop-assistant"
 """The one model ``/v1/models`` lists; any ``model`` a client asks for gets the assistant."""
 

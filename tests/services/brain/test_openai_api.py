@@ -240,3 +240,19 @@ def until_listening(stack: Stack, timeout: float = 30.0) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.05)  # the process is still starting: nothing to wait on but its port
+
+
+def test_a_long_chat_is_accepted_though_only_its_last_message_is_asked(brain: Stack) -> None:
+    brain.llm.script(c.text("Still here."))
+    said = "words " * 10_000  # 60 KB a message: the whole chat is far beyond /ask's 64 KiB
+    history: list[ChatCompletionMessageParam] = [
+        {"role": "user", "content": said} if i % 2 else {"role": "assistant", "content": said}
+        for i in range(10)
+    ]
+    completion = client(brain).chat.completions.create(
+        model="m",
+        user="long-chat",
+        messages=[*history, {"role": "user", "content": "Are you there?"}],
+    )
+    assert completion.choices[0].message.content == "Still here."
+    assert sent(brain.llm.requests[0]) == [("user", "Are you there?")]
