@@ -26,6 +26,7 @@ from bus.client import Bus
 from bus.messages import Speculation
 from services.dialogue.history import Sessions
 from services.dialogue.turn import Round, Turn, TurnRequest
+from services.dialogue.wording import same_words
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +58,11 @@ class Prepared:
 
 
 def same_question(a: TurnRequest, b: TurnRequest) -> bool:
-    """The same words of the same turn, in the same language, with the same tools offered."""
-    return (a.turn, a.text, a.lang, a.offer_volume) == (b.turn, b.text, b.lang, b.offer_volume)
+    """The same words of the same turn (but for case, punctuation or a trailing filler:
+    ``services/dialogue/wording.py``), in the same language, with the same tools offered."""
+    return (a.turn, a.lang, a.offer_volume) == (b.turn, b.lang, b.offer_volume) and same_words(
+        a.text, b.text
+    )
 
 
 class Speculator:
