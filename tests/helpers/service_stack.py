@@ -20,9 +20,12 @@ M = TypeVar("M", bound=Message)
 
 
 def always_listening(config: str) -> str:
-    """``[listen] mode = "always"`` unless ``config`` has its own ``[listen]`` table: test
-    speech has no wake word (the wake word's own tests say so)."""
-    return "" if "[listen]" in config else '[listen]\nmode = "always"\n'
+    """What the tests of the whole path assume, unless ``config`` has its own table:
+    ``[listen] mode = "always"`` (test speech has no wake word; the wake word's own tests
+    say so) and ``[intents] mode = "off"`` (their questions are for the scripted LLM; the
+    local intents' own tests turn them on)."""
+    listen = "" if "[listen]" in config else '[listen]\nmode = "always"\n'
+    return listen + ("" if "[intents]" in config else '[intents]\nmode = "off"\n')
 
 
 class Stack:
