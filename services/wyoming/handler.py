@@ -11,7 +11,6 @@ input is answered with an ``error`` event, and the connection goes on.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from typing import Protocol
@@ -33,13 +32,13 @@ from wyoming.tts import (
 )
 from wyoming.wake import Detect, Detection, NotDetected
 
-from services.dialogue.sentences import SentenceSplitter
+from services.wyoming.audio_out import AudioOut
 from services.wyoming.bridge import RATE, BridgeError, WyomingBridge
+from services.wyoming.errors import ClientError
+from services.wyoming.text_stream import TextStream, check_length
 
 log = logging.getLogger(__name__)
 
-MAX_TEXT = 10_000
-"""Characters of text one synthesis takes (a reply is a few hundred)."""
 MAX_AUDIO_SECONDS = 120
 """Seconds of audio one transcription takes (its utterance must fit a bus message)."""
 
@@ -50,14 +49,6 @@ class WakeDetector(Protocol):
     model: str
 
     def hear(self, pcm: bytes) -> bool: ...
-
-
-class ClientError(Exception):
-    """Input we refuse: answered with an ``error`` event of this code."""
-
-    def __init__(self, text: str, code: str) -> None:
-        super().__init__(text)
-        self.code = code
 
 
 class WyomingHandler(AsyncEventHandler):
@@ -115,7 +106,7 @@ class WyomingHandler(AsyncEventHandler):
                 await self._speak_whole(synthesize.text, self._lang(synthesize.voice))
         elif SynthesizeStart.is_type(event.type):
             start = SynthesizeStart.from_event(event)
-            self.stream = TextStream(self, self._lang(start.voice))
+            self.stream = TextStream(self._audio_out(), self._lang(start.voice))
         elif SynthesizeChunk.is_type(event.type):
             if self.stream is None:
                 raise ClientError("synthesize-chunk before synthesize-start", "bad-order")
@@ -178,76 +169,14 @@ class WyomingHandler(AsyncEventHandler):
         return self.default_lang
 
     async def _speak_whole(self, text: str, lang: str) -> None:
-        _check_length(len(text))
-        out = AudioOut(self)
+        check_length(len(text))
+        out = self._audio_out()
         await out.speak(text, lang)
         await out.stop()
+
+    def _audio_out(self) -> AudioOut:
+        return AudioOut(self.bridge, self.write_event)
 
     async def disconnect(self) -> None:
         if self.stream is not None:
             self.stream.cancel()
-
-
-class AudioOut:
-    """Our audio to the client: ``audio-start`` at the first chunk (which brings the rate),
-    the chunks, ``audio-stop``."""
-
-    def __init__(self, handler: WyomingHandler) -> None:
-        self.handler = handler
-        self.rate = 0
-
-    async def speak(self, text: str, lang: str) -> None:
-        async with contextlib.aclosing(self.handler.bridge.synthesize(text, lang)) as audio:
-            async for piece in audio:
-                if not self.rate:
-                    self.rate = piece.rate
-                    await self.handler.write_event(
-                        AudioStart(rate=piece.rate, width=2, channels=1).event())
-                if piece.pcm:
-                    await self.handler.write_event(
-                        AudioChunk(rate=piece.rate, width=2, channels=1, audio=piece.pcm).event())
-
-    async def stop(self) -> None:
-        if self.rate:
-            await self.handler.write_event(AudioStop().event())
-
-
-class TextStream:
-    """Streamed text to speech: each complete sentence is spoken at once, in order."""
-
-    def __init__(self, handler: WyomingHandler, lang: str) -> None:
-        self.lang = lang
-        self.out = AudioOut(handler)
-        self.splitter = SentenceSplitter()
-        self.length = 0
-        self.sentences: asyncio.Queue[str | None] = asyncio.Queue()
-        self.speaking = asyncio.ensure_future(self._speak())
-
-    def add(self, text: str) -> None:
-        self.length += len(text)
-        _check_length(self.length)
-        for sentence in self.splitter.feed(text):
-            self.sentences.put_nowait(sentence)
-
-    async def finish(self) -> None:
-        """Speak the rest, wait for all of it, end the audio; a failure is raised here."""
-        rest = self.splitter.flush()
-        if rest.strip():
-            self.sentences.put_nowait(rest)
-        self.sentences.put_nowait(None)
-        try:
-            await self.speaking
-        finally:
-            await self.out.stop()
-
-    def cancel(self) -> None:
-        self.speaking.cancel()
-
-    async def _speak(self) -> None:
-        while (sentence := await self.sentences.get()) is not None:
-            await self.out.speak(sentence, self.lang)
-
-
-def _check_length(length: int) -> None:
-    if length > MAX_TEXT:
-        raise ClientError(f"{length} characters of text, at most {MAX_TEXT}", "too-long")
