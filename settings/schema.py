@@ -335,8 +335,9 @@ def default_voices() -> dict[str, VoiceConfig]:
 class Config(Table):
     """The whole ``config.toml``."""
 
-    card: str = "Microphone"
-    """The mic: matched against the input device names sounddevice reports."""
+    card: str = ""
+    """The mic: empty for the system's default input, else a part of one input device's
+    name as sounddevice reports it (a name that matches none is an error)."""
     llm: str = "http://localhost:8181/v1"
     """Base URL of the OpenAI-compatible LLM server (llama-server, Ollama, vLLM)."""
     system: str = "You are a voice assistant. Answer briefly, in plain spoken sentences."

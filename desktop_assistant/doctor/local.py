@@ -51,14 +51,16 @@ def check_audio(config: Config) -> list[Check]:
     checks = []
     try:
         device = sd.query_devices(find_card(config.card))
-        checks.append(Check("audio input", True, f"card {config.card!r} → {device['name']!r}"))
+        card = repr(config.card) if config.card else "'' (the system's default input)"
+        checks.append(Check("audio input", True, f"card {card} → {device['name']!r}"))
     except CardError as exc:
         checks.append(
             Check(
                 "audio input",
                 False,
                 _one_line(str(exc)),
-                "set `card` in config.toml to a unique part of one input's name",
+                "set `card` in config.toml to a unique part of one input's name, "
+                "or to \"\" for the system's default input",
             )
         )
     checks.append(_check_output(sd, config.audio.output))

@@ -48,17 +48,37 @@ def input_devices() -> list[tuple[int, str]]:
 
 
 def find_card(card: str) -> int:
-    """The input device whose name contains ``card`` (case-insensitive); an exact name wins."""
+    """The input device whose name contains ``card`` (case-insensitive); an exact name wins.
+
+    An empty ``card`` (the default) is the system's default input: on a desktop with
+    PulseAudio or PipeWire, the source the user picked in the sound settings. A name
+    that matches nothing stays an error rather than falling back to the default, so a
+    typo is seen instead of silently recording from another mic.
+    """
     devices = input_devices()
+    if not card:
+        return default_input(devices)
     wanted = card.lower()
     hits = [(i, name) for i, name in devices if wanted in name.lower()]
     exact = [(i, name) for i, name in hits if name.lower().split(", ")[0] == wanted]
     for found in (exact, hits):
         if len(found) == 1:
             return found[0][0]
-    listing = "\n".join(f"  {i}: {name}" for i, name in devices) or "  (none)"
     how = "more than one" if hits else "no"
-    raise CardError(f"card = {card!r} matches {how} input device; input devices:\n{listing}")
+    raise CardError(f"card = {card!r} matches {how} input device; {_listing(devices)}")
+
+
+def default_input(devices: list[tuple[int, str]]) -> int:
+    """PortAudio's default input device, or a CardError listing the inputs there are."""
+    index = sd.default.device[0]  # PortAudio's own default while nobody overrides it
+    if index not in dict(devices):  # -1 when the host has no input at all
+        raise CardError(f"no default input device; {_listing(devices)}")
+    return int(index)
+
+
+def _listing(devices: list[tuple[int, str]]) -> str:
+    lines = "\n".join(f"  {i}: {name}" for i, name in devices) or "  (none)"
+    return f"input devices:\n{lines}"
 
 
 def stream_format(device: int) -> tuple[int, int]:
@@ -96,7 +116,8 @@ class CardStream:
         )
         self.latency = float(self._stream.latency)  # type: ignore[arg-type]
         self._stream.start()
-        log.info("mic: %s at %d Hz, %d channel(s)", self.name, rate, channels)
+        which = self.name if card else f"{self.name} (the system's default input)"
+        log.info("mic: %s at %d Hz, %d channel(s)", which, rate, channels)
 
     def _callback(self, indata: Any, frames: int, when: Any, status: sd.CallbackFlags) -> None:
         self._loop.call_soon_threadsafe(self._put, bytes(indata), time.time(), bool(status))

@@ -285,6 +285,10 @@ def test_audio_the_card_and_output_as_the_mic_and_speaker_match_them(
 ) -> None:
     good = doctor_audio(card, tmp_path, 'card = "pulse"\n')
     assert good["audio input"].ok and good["audio input"].detail == "card 'pulse' → 'pulse'"
+    # The default (no card in the file) is the system's default input, whatever its name.
+    default = doctor_audio(card, tmp_path, "")
+    assert default["audio input"].ok
+    assert default["audio input"].detail == "card '' (the system's default input) → 'default'"
     assert good["audio output"].ok
     bad = doctor_audio(card, tmp_path, 'card = "USB Mic"\n[audio]\noutput = "HDMI 7"\n')
     assert not bad["audio input"].ok

@@ -97,7 +97,7 @@ def test_env_variable_and_xdg_are_honoured(tmp_path: Path, monkeypatch: pytest.M
     assert load_config()[0].card == "from-xdg"
     monkeypatch.setenv("DESKTOP_ASSISTANT_CONFIG", str(tmp_path / "env"))
     assert load_config()[0].card == "from-env"
-    assert load_config(tmp_path / "absent")[0].card == "Microphone"
+    assert load_config(tmp_path / "absent")[0].card == ""
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
