@@ -87,4 +87,7 @@ def _load(lang: str, wanted: set[str]) -> dict[str, Any] | None:
             data["intents"].setdefault(name, {"data": []})["data"].extend(intent["data"])
     for key in ("lists", "expansion_rules"):
         data[key] = {**data.get(key, {}), **(ours or {}).get(key, {})}
+    responses = data.setdefault("responses", {}).setdefault("intents", {})
+    for name, templates in (ours or {}).get("responses", {}).get("intents", {}).items():
+        responses[name] = {**responses.get(name, {}), **templates}  # ours win
     return data
