@@ -50,8 +50,11 @@ class Assistant:
         top: str = "",
         env: dict[str, str] | None = None,
         llm_up: bool = True,
+        no_llm: bool = False,
     ) -> None:
-        """``llm_up=False``: nothing answers at the LLM's address until :meth:`start_llm`."""
+        """``llm_up=False``: nothing answers at the LLM's address until :meth:`start_llm`;
+        ``no_llm``: none configured (``llm = ""``), as a new user has it."""
+        self.no_llm = no_llm
         self.root = Path(tempfile.mkdtemp(prefix="da-"))
         self.card = SoundCard() if sound else None
         self.llm = ScriptedLLM()
@@ -89,7 +92,7 @@ class Assistant:
     def _write(self, config: str, top: str) -> None:
         card = 'card = "pulse"\n' if self.card else ""
         (self.folder / "config.toml").write_text(
-            f'{card}llm = "{self.llm.url}"\n{top}'
+            f'{card}llm = "{"" if self.no_llm else self.llm.url}"\n{top}'
             f'[bus]\npub = "{self.endpoints.pub}"\nsub = "{self.endpoints.sub}"\n'
             f"heartbeat = 0.5\n"
             f"[brain]\nport = {self.brain_port}\n"

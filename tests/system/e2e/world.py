@@ -132,12 +132,17 @@ def first_after_a_pause(
 
 
 async def voice_turn(
-    assistant: Assistant, rec: Recorder, question: str, quiet: float = QUIET_AFTER
+    assistant: Assistant,
+    rec: Recorder,
+    question: str,
+    quiet: float = QUIET_AFTER,
+    clip: Path | None = None,
 ) -> VoiceTurn:
-    """Play ``question`` into the sink, wait until its answer has been played, keep
-    listening ``quiet`` seconds more, and return what the sink played meanwhile."""
+    """Play ``question`` (or the WAV ``clip`` of it) into the sink, wait until its answer
+    has been played, keep listening ``quiet`` seconds more, and return what the sink
+    played meanwhile."""
     assert assistant.card is not None
-    wav, _ = padded(question, assistant.root)
+    wav = clip or padded(question, assistant.root)[0]
     sink = SinkRecording(assistant.card, assistant.root / f"sink-{new_id()}.raw").start()
     try:
         asked = clock()
