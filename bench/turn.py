@@ -61,6 +61,14 @@ QUESTIONS = [
     ("Please remind me to call my sister tomorrow at nine in the morning.",
      "I cannot set reminders yet, but you could write it down."),
 ]
+LOCAL_QUESTIONS = [
+    ("What time is it?", "It is a quarter past ten in the morning."),
+    ("What is the date today?", "Today is the first of December."),
+    ("What can you do?", "I can tell the time, the date and the weather, and set timers."),
+]
+"""Requests the local intents recognize: with ``intents.mode=off`` the scripted LLM
+answers them (its answer here), otherwise the dialogue does, with no LLM request."""
+QUESTION_SETS = {"all": QUESTIONS, "local": LOCAL_QUESTIONS}
 TONE_AND_GAP = TONE_SECONDS + 0.08
 """The acknowledgement tone and the silence after it (services/speaker/pcm.py)."""
 TURN_TIMEOUT = 60.0
@@ -108,7 +116,7 @@ async def ask(
 
 
 async def run_questions(
-    assistant: Assistant, runs: int, toned: bool, log: Any
+    assistant: Assistant, runs: int, toned: bool, log: Any, questions: list[tuple[str, str]]
 ) -> list[TurnRecord]:
     assert assistant.card is not None
     ear = Ear(assistant.card).start()
@@ -117,7 +125,7 @@ async def run_questions(
         async with Recorder(assistant, "bench") as rec:
             await rec.drain(1.0)
             for run in range(runs):
-                for question, answer in QUESTIONS:
+                for question, answer in questions:
                     record = await ask(assistant, rec, ear, question, answer, toned)
                     records.append(record)
                     print(f"  run {run + 1} {question[:40]!r}: {record.line()}", file=log,
@@ -128,7 +136,12 @@ async def run_questions(
 
 
 def run_once(
-    window: float, settings: dict[str, dict[str, Any]], runs: int, nice: int, log: Any
+    window: float,
+    settings: dict[str, dict[str, Any]],
+    runs: int,
+    nice: int,
+    log: Any,
+    questions: list[tuple[str, str]] = QUESTIONS,
 ) -> tuple[list[TurnRecord], dict[str, Any]]:
     """Start the assistant, ask every question ``runs`` times, measure it, stop it."""
     config = config_text(window, settings)
@@ -142,7 +155,7 @@ def run_once(
             renice([os.getpid(), *assistant.card.pids,
                     *(p.pid for p in assistant.processes.values())], nice)
         assistant.llm.responder = Answers()
-        records = asyncio.run(run_questions(assistant, runs, toned, log))
+        records = asyncio.run(run_questions(assistant, runs, toned, log, questions))
         memory = {name: rss_mb(proc.pid) for name, proc in assistant.processes.items()}
     except BaseException:
         print(assistant.logs(), file=sys.stderr)
@@ -205,6 +218,10 @@ def main() -> None:
                         help="before each start, wait (up to 15 min) until the CPUs are less "
                         "than PERCENT busy: figures from a machine that other work keeps "
                         "busy say little")
+    parser.add_argument("--questions", choices=sorted(QUESTION_SETS), default="all",
+                        help="all: the usual ten; local: only requests the local intents "
+                        "answer (compare --variant llm:intents.mode=off --variant "
+                        "local:intents.mode=prefer: the LLM's share of the turn)")
     parser.add_argument("--json", type=Path, help="write every figure and turn here")
     parser.add_argument("--plot", type=Path, help="write the per-stage plot (PNG) here")
     parser.add_argument("--replot", type=Path, nargs="+", metavar="JSON",
@@ -241,7 +258,8 @@ def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
                 print(f"round {number + 1}, window {window} s, {name}: {settings}",
                       file=sys.stderr, flush=True)
                 busy = wait_idle(args.wait_idle, 900) if args.wait_idle else None
-                got, start = run_once(window, settings, args.runs, args.nice, sys.stderr)
+                got, start = run_once(window, settings, args.runs, args.nice, sys.stderr,
+                                      QUESTION_SETS[args.questions])
                 start["busy_before"] = busy
                 records.setdefault((name, window), []).extend(got)
                 starts.setdefault((name, window), []).append(start)
