@@ -8,6 +8,7 @@ own table; docs/config.md documents them all (a test keeps them in step).
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -224,6 +225,17 @@ class DialogueConfig(Table):
     speculative: bool = True
     """Start a voice turn's first LLM round on the STT's guess while the end-of-speech
     window runs; the audio side plays it only once the final transcript confirms it."""
+    api_key: str = ""
+    """The LLM server's API key, sent as ``Authorization: Bearer KEY`` (``vllm --api-key``,
+    LiteLLM, hosted endpoints): the key itself, or ``env:NAME`` to read it from the
+    environment variable NAME. Never logged; ``config show`` prints ``***``. Empty: none."""
+
+
+class IntentsConfig(Table):
+    mode: Literal["prefer", "only", "off"] = "prefer"
+    """Common requests (the time, the volume, timers...) recognized by sentence templates:
+    ``prefer`` answers them locally and the rest with the LLM (all locally when ``llm``
+    is empty), ``only`` never asks the LLM, ``off`` asks it everything."""
 
 
 class ToolsConfig(Table):
@@ -270,13 +282,6 @@ class BrainConfig(Table):
     """Open connections at most; past it, the longest idle ones are closed."""
 
     @field_validator("token")
-class IntentsConfig(Table):
-    mode: Literal["prefer", "only", "off"] = "prefer"
-    """Common requests (the time, the volume, timers...) recognized by sentence templates:
-    ``prefer`` answers them locally and the rest with the LLM (all locally when ``llm``
-    is empty), ``only`` never asks the LLM, ``off`` asks it everything."""
-
-
     @classmethod
     def _token_fits_a_header(cls, token: str) -> str:
         if token and not all("!" <= char <= "~" for char in token):
@@ -301,6 +306,30 @@ class WyomingConfig(Table):
     timeout: float = Field(60.0, gt=0)
     """Seconds to wait for the STT's transcript or the TTS's audio before answering the
     client with an error."""
+
+
+SATELLITE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+
+
+class SatelliteConfig(Table):
+    """One Wyoming satellite (``[satellite.kitchen]``), another room's mic and speaker:
+    the assistant connects to it as Home Assistant would (``services.satellites``). Its
+    name is its site: its own conversation and volume. Wyoming has no authentication."""
+
+    uri: str
+    """Where the ``wyoming-satellite`` program listens: ``tcp://host:10700``."""
+    wake: bool = True
+    """When the satellite streams without a wake word of its own, wait for ours
+    (``[wake]``) before a question; false: every speech it hears is a question."""
+
+    @field_validator("uri")
+    @classmethod
+    def _uri_is_tcp(cls, uri: str) -> str:
+        host, _, port = uri.removeprefix("tcp://").rpartition(":")
+        if not uri.startswith("tcp://") or not host or not port.isdigit() \
+                or not 1 <= int(port) <= 65535:
+            raise ValueError(f"{uri!r} is not tcp://host:port")
+        return uri
 
 
 class WatchdogConfig(Table):
@@ -350,15 +379,30 @@ class Config(Table):
     voice: dict[str, VoiceConfig] = Field(default_factory=default_voices)
     vad: VadConfig = VadConfig()
     listen: ListenConfig = ListenConfig()
+    wake: WakeConfig = WakeConfig()
     audio: AudioConfig = AudioConfig()
     dialogue: DialogueConfig = DialogueConfig()
+    intents: IntentsConfig = IntentsConfig()
     tools: ToolsConfig = ToolsConfig()
     brain: BrainConfig = BrainConfig()
     watchdog: WatchdogConfig = WatchdogConfig()
     wyoming: WyomingConfig = WyomingConfig()
+    satellite: dict[str, SatelliteConfig] = Field(default_factory=dict)
+    """The Wyoming satellites to serve, by name (each name a site: ``[satellite.kitchen]``)."""
     log: LogConfig = LogConfig()
     env: dict[str, str] = Field(default_factory=dict)
     """Added to every tool's environment (personal values, key file paths)."""
+
+    @field_validator("satellite")
+    @classmethod
+    def _satellite_names_are_sites(
+        cls, satellites: dict[str, SatelliteConfig]
+    ) -> dict[str, SatelliteConfig]:
+        for name in satellites:  # the name is the session and the state file's name
+            if name == "local" or not SATELLITE_NAME.fullmatch(name):
+                raise ValueError(f"satellite name {name!r}: lowercase letters, digits, - and _,"
+                                 " at most 32, and not 'local' (the mic's own site)")
+        return satellites
 
     @field_validator("env")
     @classmethod
@@ -379,4 +423,3 @@ class Config(Table):
         if unknown:  # a typo would leave the secret it meant to hide visible
             raise ValueError(f"[tools] secret_env names {unknown} that [env] does not set")
         return env
-    intents: IntentsConfig = IntentsConfig()
