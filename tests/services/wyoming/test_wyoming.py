@@ -24,14 +24,19 @@ from wyoming.tts import (
     SynthesizeStop,
     SynthesizeVoice,
 )
+from wyoming.wake import Detect, Detection, NotDetected
 
 from bus.client import Bus
-from bus.messages import Heartbeat
+from bus.errors import ErrorCode
+from bus.message import Message, new_id
+from bus.messages import Error as BusError
+from bus.messages import Heartbeat, SpeakRequest, Utterance
+from bus.messages import Transcript as BusTranscript
 from services.mic.convert import decode_file
+from tests.helpers import llm_chunks
 from tests.helpers.busrun import with_buses
 from tests.helpers.hearing import transcribe
 from tests.helpers.llm_server import ScriptedLLM
-from tests.helpers.polling import until
 from tests.helpers.ports import free_port
 from tests.helpers.service_stack import Stack, wait_state
 from tests.helpers.speaker import CACHE, NO_SOUND_SERVER
@@ -102,8 +107,11 @@ def heard(pcm: bytes, rate: int) -> str:
     return transcribe(at_16k)
 
 
-async def send_speech(client: AsyncTcpClient, text: str) -> None:
-    audio = b"".join(decode_file(spoken(text)))  # 16 kHz mono PCM16
+async def send_speech(client: AsyncTcpClient, text: str, after: bytes = b"") -> None:
+    await send_audio(client, b"".join(decode_file(spoken(text))) + after)  # 16 kHz PCM16
+
+
+async def send_audio(client: AsyncTcpClient, audio: bytes) -> None:
     await client.write_event(AudioStart(rate=16000, width=2, channels=1).event())
     for at in range(0, len(audio), 3200):
         await client.write_event(
@@ -124,33 +132,64 @@ def test_describe_lists_our_speech_to_text_and_streaming_voices(server: Server) 
         return Info.from_event(events[-1])
 
     info = run(body())
-    assert info.asr and "en" in info.asr[0].models[0].languages
+    assert info.asr and info.asr[0].models[0].languages == ["en", "it", "ja"]
     assert info.asr[0].models[0].name == "faster-whisper base"
     voices = {voice.name: voice.languages for voice in info.tts[0].voices}
     assert voices == {"it": ["it"], "en": ["en", "en-us"], "ja": ["ja"]}
     assert info.tts[0].supports_synthesize_streaming
 
 
+async def listening(bus: Bus) -> None:
+    bus.subscribe("")
+    await bus.wait_connected()
+
+
+async def until_a_voice_turn_is_answered(bus: Bus) -> list[Message]:
+    """Ask a voice question on the bus, and return every message up to its spoken answer.
+
+    The STT and the dialogue take messages in order, and one broker carries them all:
+    whatever they said about an earlier utterance reaches us before this answer.
+    """
+    question = Utterance(pcm=b"".join(decode_file(spoken(QUESTION))), rate=16000,
+                         duration=3.0, speech_end=0.0, turn=new_id())
+    bus.publish(question)
+    seen: list[Message] = []
+    async with asyncio.timeout(120):
+        while True:
+            msg = await bus.recv(timeout=120)
+            assert msg is not None
+            seen.append(msg)
+            if isinstance(msg, SpeakRequest) and msg.turn == question.turn:
+                return seen
+
+
+def said_about(seen: list[Message], purpose: str) -> tuple[str | None, list[Message]]:
+    """The turn of the one utterance of ``purpose``, and the speech requested for it."""
+    (utterance,) = [m for m in seen if isinstance(m, Utterance) and m.purpose == purpose]
+    return utterance.turn, [m for m in seen if isinstance(m, SpeakRequest)
+                            and m.turn == utterance.turn]
+
+
 def test_a_spoken_question_comes_back_as_text_and_no_one_answers_it(server: Server) -> None:
     server.llm.reset()
+    server.llm.default = llm_chunks.text("It will be sunny.")
 
-    async def body() -> Transcript:
+    async def body(bus: Bus) -> tuple[Transcript, list[Message]]:
+        await listening(bus)
         client = await server.client()
         await client.write_event(Transcribe(language="en").event())
         await send_speech(client, QUESTION)
         events = await read_until(client, "transcript", "error")
         await client.disconnect()
-        return Transcript.from_event(events[-1])
+        return Transcript.from_event(events[-1]), await until_a_voice_turn_is_answered(bus)
 
-    got = run(body())
+    got, seen = with_buses(server.stack.endpoints, ["test"], body)
     assert recall(words(QUESTION), words(got.text)) >= 0.8, got.text
     assert got.language == "en"
-    # A voice turn would have reached the LLM by now: the transcript was published before
-    # the Wyoming answer, and the dialogue answers a transcript at once.
-    dialogue = next(p for p in server.stack.processes if p.module == "services.dialogue")
-    run(until(lambda: "a transcribe-only transcript" in dialogue.output(),
-              "the dialogue's word on the transcript", timeout=30))
-    assert server.llm.requests == []
+    turn, spoken_for_it = said_about(seen, "transcribe")
+    assert any(isinstance(m, BusTranscript) and m.turn == turn for m in seen)
+    assert spoken_for_it == []
+    assert len(server.llm.requests) == 1  # the voice turn's, not the transcription's
 
 
 def test_a_sentence_is_spoken_back_in_the_voice_of_its_language(server: Server) -> None:
@@ -220,3 +259,48 @@ def test_bad_input_gets_an_error_and_the_server_goes_on(server: Server) -> None:
     assert [e.code for e in errors] == ["bad-order", "unknown-voice", "too-long", "bad-order"]
     assert "audio-chunk before audio-start" in errors[0].text
     assert "'nobody'" in errors[1].text and "en" in errors[1].text
+
+
+def test_the_wake_word_is_detected_by_its_model_and_other_speech_is_not(server: Server) -> None:
+    async def detect(text: str) -> Event:
+        client = await server.client()
+        await client.write_event(Detect().event())
+        await send_speech(client, text, after=bytes(32000))  # 1 s of silence after the word
+        events = await read_until(client, "detection", "not-detected", "error")
+        await client.disconnect()
+        return events[-1]
+
+    async def body() -> tuple[Event, Event]:
+        return await detect("Okay Nabu."), await detect("Set a timer for ten minutes.")
+
+    word, other = run(body())
+    assert Detection.is_type(word.type), word
+    assert Detection.from_event(word).name == "okay_nabu"
+    assert NotDetected.is_type(other.type), other
+
+
+def test_a_failed_transcription_is_an_error_to_the_client_and_nobody_apologizes(
+        server: Server) -> None:
+    """A transcribe-only utterance is Home Assistant's, which reports the failure itself:
+    neither the STT nor the dialogue may speak an apology here, nor ask the LLM."""
+    server.llm.reset()
+    server.llm.default = llm_chunks.text("It will be sunny.")
+    too_long = bytes(16000 * 2 * 20)  # 20 s: more than the STT takes from one utterance
+
+    async def body(bus: Bus) -> tuple[Error, list[Message]]:
+        await listening(bus)
+        client = await server.client()
+        await client.write_event(Transcribe(language="en").event())
+        await send_audio(client, too_long)
+        error = Error.from_event((await read_until(client, "error", "transcript"))[-1])
+        await client.disconnect()
+        return error, await until_a_voice_turn_is_answered(bus)
+
+    error, seen = with_buses(server.stack.endpoints, ["test"], body)
+    assert error.code == "stt-failed" and "longer than" in error.text, error
+    turn, spoken_for_it = said_about(seen, "transcribe")
+    (failed,) = [m for m in seen if isinstance(m, BusError) and m.code == ErrorCode.STT_FAILED]
+    assert failed.turn == turn
+    assert spoken_for_it == []
+    assert len(server.llm.requests) == 1  # the voice turn's
+    assert "Rome" in str(server.llm.requests[0]["messages"][-1])
