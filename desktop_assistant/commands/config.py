@@ -29,10 +29,11 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "check":
         from services.tts.blends import voice_problems
         from settings.checks import extra_checks
+        from settings.llm_url import llm_problems
         from settings.startup import startup_problems
 
         # what each service checks before it starts, so that a config passing here starts
-        rules = startup_problems(config) + voice_problems(config)
+        rules = startup_problems(config) + voice_problems(config) + llm_problems(config)
         problems = extra_checks(folder) + [f"{folder / 'config.toml'}: {p}" for p in rules]
         for problem in problems:
             print(problem, file=sys.stderr)

@@ -8,10 +8,11 @@ from dataclasses import replace
 
 import httpx
 
-from desktop_assistant.doctor.llm_probe import url_problem, where_to_point
+from desktop_assistant.doctor.llm_probe import where_to_point
 from desktop_assistant.doctor.result import Check
 from services.names import DIALOGUE
 from settings import Config
+from settings.llm_url import url_problem
 from settings.secrets import safe_url
 
 CHAT_TIMEOUT = 20.0

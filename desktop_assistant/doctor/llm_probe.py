@@ -8,9 +8,10 @@ the mistake and prints the exact ``llm = "..."`` line for a server that answered
 from __future__ import annotations
 
 import asyncio
-from urllib.parse import urlsplit
 
 import httpx
+
+from settings.llm_url import url_problem
 
 USUAL_SERVERS = (
     ("llama-server", "http://127.0.0.1:8080/v1"),
@@ -20,20 +21,6 @@ USUAL_SERVERS = (
 )
 PROBE_TIMEOUT = 1.5
 """Seconds each probe may take: a local server answers ``/models`` at once."""
-
-
-def url_problem(url: str) -> str:
-    """What makes ``url`` unusable as an OpenAI-compatible base URL, or ''."""
-    if not url.strip():
-        return "`llm` is empty: no LLM server is configured"
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https"):
-        return f"`llm` {url!r} has no http:// or https:// in front"
-    if not parts.netloc:
-        return f"`llm` {url!r} names no host"
-    if not parts.path.rstrip("/").endswith("/v1"):
-        return f"`llm` {url!r} does not end in /v1 (the OpenAI-compatible API's path)"
-    return ""
 
 
 def llm_line(url: str) -> str:
