@@ -1,4 +1,4 @@
-"""What is wrong with the ``llm`` URL, as ``config check`` and ``doctor`` say it.
+"""What is wrong with the ``llm`` URL and the API key, as ``config check`` and ``doctor`` say it.
 
 A URL without ``http://`` or without ``/v1`` reaches no OpenAI-compatible
 server, and the error a request gets for it (an unsupported protocol, a 404)
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from settings.apikey import ApiKeyError, api_key
 from settings.schema import Config
 
 
@@ -27,6 +28,10 @@ def url_problem(url: str) -> str:
 
 
 def llm_problems(config: Config) -> list[str]:
-    """The URL's problem: an empty ``llm`` is a choice (local intents only)."""
+    """The URL's problem and the key's: an empty ``llm`` is a choice (local intents only)."""
     problems = [url_problem(config.llm)] if config.llm.strip() else []
+    try:
+        api_key(config.dialogue.api_key)
+    except ApiKeyError as exc:
+        problems.append(str(exc))
     return [problem for problem in problems if problem]

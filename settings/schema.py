@@ -229,6 +229,10 @@ class DialogueConfig(Table):
     """The LLM server's API key, sent as ``Authorization: Bearer KEY`` (``vllm --api-key``,
     LiteLLM, hosted endpoints): the key itself, or ``env:NAME`` to read it from the
     environment variable NAME. Never logged; ``config show`` prints ``***``. Empty: none."""
+    api_key: str = ""
+    """The LLM server's API key, sent as ``Authorization: Bearer KEY`` (``vllm --api-key``,
+    LiteLLM, hosted endpoints): the key itself, or ``env:NAME`` to read it from the
+    environment variable NAME. Never logged; ``config show`` prints ``***``. Empty: none."""
 
 
 class IntentsConfig(Table):

@@ -10,6 +10,8 @@ import tomli_w
 
 from desktop_assistant.exit_codes import ExitCode
 from settings import ConfigError, load_config
+from settings.apikey import shown
+from settings.secrets import safe_url
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -42,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"{folder}: ok")
         return ExitCode.OK
     data = config.model_dump()
+    data["llm"] = safe_url(config.llm)
+    data["dialogue"]["api_key"] = shown(config.dialogue.api_key)
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:

@@ -12,6 +12,7 @@ from desktop_assistant.doctor.llm_probe import where_to_point
 from desktop_assistant.doctor.result import Check
 from services.names import DIALOGUE
 from settings import Config
+from settings.apikey import ApiKeyError, api_key, bearer, refused
 from settings.llm_url import url_problem
 from settings.secrets import safe_url
 
@@ -51,7 +52,11 @@ async def check_llm(config: Config) -> list[Check]:
 async def _check_configured(config: Config) -> list[Check]:
     base = config.llm.rstrip("/")
     shown = safe_url(base)
-    async with httpx.AsyncClient(timeout=httpx.Timeout(3.0)) as client:
+    try:
+        key = api_key(config.dialogue.api_key)
+    except ApiKeyError as exc:
+        return [Check("llm", False, str(exc), "set the variable where the services start")]
+    async with httpx.AsyncClient(timeout=httpx.Timeout(3.0), headers=bearer(key)) as client:
         try:
             response = await client.get(f"{base}/models")
         except httpx.HTTPError as exc:
@@ -70,7 +75,8 @@ async def _check_configured(config: Config) -> list[Check]:
                     False,
                     f"{shown}/models answered {response.status_code}",
                     V1_HINT if response.status_code == 404
-                    else "check the server's log; llama-server answers 503 while loading",
+                    else refused(response.status_code, bool(key))
+                    or "check the server's log; llama-server answers 503 while loading",
                 )
             ]
         try:
@@ -88,12 +94,13 @@ async def _check_configured(config: Config) -> list[Check]:
                 )
             ]
         # Listing models is not answering: ask what the dialogue asks, one token long.
-        asked = await _ask_one_token(client, base, shown, wanted or next(iter(models), ""))
+        model = wanted or next(iter(models), "")
+        asked = await _ask_one_token(client, base, shown, model, bool(key))
     return [asked or Check("llm", True, f"{shown}: {', '.join(models) or 'up'}")]
 
 
 async def _ask_one_token(
-    client: httpx.AsyncClient, base: str, shown: str, model: str
+    client: httpx.AsyncClient, base: str, shown: str, model: str, key_sent: bool
 ) -> Check | None:
     """None when the server answers a question as the dialogue asks it, else the failure."""
     url = f"{shown}/chat/completions"
@@ -115,7 +122,8 @@ async def _ask_one_token(
         "llm",
         False,
         f"POST {url} answered {response.status_code}: {_error_message(raw)}",
-        f"{V1_HINT}, and [dialogue] model to one it serves",
+        refused(response.status_code, key_sent)
+        or f"{V1_HINT}, and [dialogue] model to one it serves",
     )
 
 

@@ -18,6 +18,7 @@ import httpx
 
 from bus.errors import ErrorCode
 from services.dialogue.timing import Waits
+from settings.apikey import ApiKeyError, api_key, bearer, refused
 from settings.secrets import safe_url
 
 log = logging.getLogger(__name__)
@@ -48,14 +49,25 @@ class Delta:
 class LLMClient:
     """One ``httpx.AsyncClient`` for all turns; a server that appears later is simply used."""
 
-    def __init__(self, base_url: str, model: str = "", timeout: float = 60.0) -> None:
+    def __init__(
+        self, base_url: str, model: str = "", timeout: float = 60.0, key_setting: str = ""
+    ) -> None:
+        """``key_setting``: ``[dialogue] api_key`` as written (the key, or ``env:NAME``)."""
         self.base_url = base_url.rstrip("/")
         self.shown = safe_url(self.base_url)
         """The address for messages: a password in the URL never leaves this object."""
         self.timeout = timeout
         self._model = model
         self._model_known = bool(model)
-        self._http = httpx.AsyncClient(timeout=self._timeout(None))
+        self._key_problem = ""
+        try:
+            key = api_key(key_setting)
+        except ApiKeyError as exc:  # each question says so; the local intents still answer
+            key, self._key_problem = "", str(exc)
+            log.error("%s", exc)
+        self._key_sent = bool(key)
+        # The key lives only in the client's default headers: never in a message or the log.
+        self._http = httpx.AsyncClient(timeout=self._timeout(None), headers=bearer(key))
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -109,6 +121,8 @@ class LLMClient:
     ) -> AsyncIterator[Delta]:
         """``connect``: seconds a connection may take (default 5): shorter while the server
         is known to be down, so that a question only it could answer is not kept waiting."""
+        if self._key_problem:
+            raise LLMError(ErrorCode.LLM_ERROR, self._key_problem)
         body: dict[str, Any] = {"messages": messages, "stream": True}
         with waits.waiting("llm"):
             if model := await self.model(connect):
@@ -122,7 +136,7 @@ class LLMClient:
                 raise _transport_error(exc, self.shown) from None
         try:
             if response.status_code >= 400:
-                await _raise_status(response, waits)
+                await _raise_status(response, waits, self._key_sent)
             if response.headers.get("content-type", "").startswith("application/json"):
                 yield _whole_answer(await _read(response, waits))
                 return
@@ -214,7 +228,7 @@ async def _read(response: httpx.Response, waits: Waits) -> bytes:
         return await response.aread()
 
 
-async def _raise_status(response: httpx.Response, waits: Waits) -> None:
+async def _raise_status(response: httpx.Response, waits: Waits, key_sent: bool) -> None:
     raw = await _read(response, waits)
     try:
         error = json.loads(raw).get("error")
@@ -224,6 +238,8 @@ async def _raise_status(response: httpx.Response, waits: Waits) -> None:
     message = str(message or raw[:300].decode(errors="replace") or response.reason_phrase)
     code = ErrorCode.LLM_LOADING if response.status_code == 503 else ErrorCode.LLM_ERROR
     where = safe_url(str(response.url))
+    hint = refused(response.status_code, key_sent)
+    message = f"{message}; {hint}" if hint else message
     raise LLMError(code, f"HTTP {response.status_code} from {where}: {message}")
 
 

@@ -25,6 +25,8 @@ class DialogueSettings:
     """The model server's OpenAI-compatible base URL."""
     model: str
     """The model to ask for; empty: the first one the server lists."""
+    api_key: str
+    """``[dialogue] api_key`` as written: the key, ``env:NAME``, or empty for none."""
     timeout: float
     """Seconds an LLM request may take."""
     history: int
@@ -47,6 +49,7 @@ def dialogue_settings(config: Config) -> DialogueSettings:
     return DialogueSettings(
         llm=config.llm,
         model=config.dialogue.model,
+        api_key=config.dialogue.api_key,
         timeout=config.dialogue.timeout,
         history=config.dialogue.history,
         lang=config.dialogue.lang,

@@ -50,6 +50,11 @@ class ScriptedLLM:
         self.default: Response | None = None
         self.loading = False
         """While True, every API route answers 503 as llama-server does while loading."""
+        self.api_key = ""
+        """When set, every API route wants ``Authorization: Bearer`` it and answers 401
+        without, as ``vllm --api-key`` does."""
+        self.authorizations: list[str] = []
+        """The ``Authorization`` header of every API request, as received ('' for none)."""
         self._queue: deque[Response] = deque()
         self._gates: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
@@ -104,6 +109,8 @@ class ScriptedLLM:
             self.responder = None
             self.default = None
             self.loading = False
+            self.api_key = ""
+            self.authorizations.clear()
             for gate in self._gates.values():
                 gate.set()
             self._gates.clear()
@@ -164,6 +171,13 @@ class _Handler(BaseHTTPRequestHandler):
         log.debug(format, *args)
 
     def _loading(self) -> bool:
+        """Answers 503 while loading, or 401 without the key; True when it did."""
+        if self.path.startswith("/v1/"):
+            given = self.headers.get("Authorization", "")
+            self.llm.authorizations.append(given)
+            if self.llm.api_key and given != f"Bearer {self.llm.api_key}":
+                self._json(401, {"error": "Unauthorized"})  # vLLM's very words
+                return True
         if self.llm.loading and not self.path.startswith("/_"):
             error = {"code": 503, "message": "Loading model", "type": "unavailable_error"}
             self._json(503, {"error": error})
