@@ -7,6 +7,7 @@ and field (a test keeps them in step).
 """
 
 from bus.messages.audio import (
+    BargeIn,
     ListenClosed,
     ListenRequest,
     SpeechEnded,
@@ -34,6 +35,7 @@ from bus.messages.tools import (
 )
 from bus.messages.trace import TraceMark
 from bus.messages.tts import (
+    Interrupted,
     Speaking,
     SpeakRequest,
     Spoken,
@@ -45,10 +47,12 @@ from bus.messages.tts import (
 
 __all__ = [
     "ActionRequest",
+    "BargeIn",
     "ClearHistoryRequest",
     "Error",
     "Heartbeat",
     "HistoryCleared",
+    "Interrupted",
     "ListenClosed",
     "ListenRequest",
     "Probe",

@@ -84,3 +84,20 @@ class ListenClosed(Message):
     failed turn ended the conversation)."""
     follow_up: bool = False
     """It was open for a follow-up question (after an answer)."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class BargeIn(Message):
+    """The user interrupted the assistant while it spoke: the speaker fades out and drops
+    what is queued (answering with :class:`Interrupted`), the dialogue cancels the turn.
+    ``turn`` is the id of the turn the interrupting speech starts (empty for a stop
+    phrase heard by itself, which starts none)."""
+
+    TOPIC = "audio.barge_in"
+    reason: str
+    """``wake`` (the wake word) or ``speech`` (speech onset, with echo cancellation on)."""
+    interrupted: str
+    """The turn that was speaking (as ``tts.speaking`` named it); empty when unknown."""
+    heard: float
+    """Epoch time of the interrupting audio: the end of the word, or the speech onset."""

@@ -102,3 +102,19 @@ class TtsAudio(Message):
     """The last chunk of the answer."""
     error: str = ""
     """On the final chunk of an answer that failed: why."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class Interrupted(Message):
+    """The speaker's answer to a :class:`BargeIn` (``reply_to``): playback faded out and
+    what was queued is dropped; ``turn`` is the turn that was cut off."""
+
+    TOPIC = "tts.interrupted"
+    played: str
+    """The text the user heard of that turn: the pieces played whole, then the part of the
+    cut piece in proportion to its audio played, to the last whole word."""
+    cut: bool
+    """A piece was cut in the middle (False: the cut fell between pieces)."""
+    silent: float
+    """Epoch time the fade ended at the sound card, as the audio device reports it."""

@@ -80,6 +80,17 @@ class Sessions:
             entry.exchanges.append((user, assistant))
             self._save(session, list(entry.exchanges))
 
+    def amend(self, session: str, user: str, assistant: str) -> bool:
+        """Replace the answer of the latest exchange, if it is the answer to ``user`` (a
+        barge-in keeps only what was heard). Returns whether it did."""
+        entry = self._get(session)
+        if not entry.exchanges or entry.exchanges[-1][0] != user:
+            return False
+        entry.version = next(_versions)
+        entry.exchanges[-1] = (user, assistant)
+        self._save(session, list(entry.exchanges))
+        return True
+
     def clear(self, session: str) -> None:
         entry = self._get(session)
         entry.version = next(_versions)

@@ -14,10 +14,12 @@ from bus.errors import ErrorCode
 from bus.liveness import Liveness
 from bus.message import new_id
 from bus.messages import (
+    BargeIn,
     ClearHistoryRequest,
     Error,
     Heartbeat,
     HistoryCleared,
+    Interrupted,
     QuestionRequest,
     Reply,
     SpeculativeTranscript,
@@ -30,6 +32,7 @@ from bus.messages import (
     VolumeState,
 )
 from services.base import Service
+from services.dialogue.barge_in import CutOffs, cut_off, is_stop
 from services.dialogue.history import Sessions
 from services.dialogue.history_store import HistoryStore
 from services.dialogue.intents.local import LocalTurns
@@ -79,9 +82,7 @@ class DialogueService(Service):
     ) -> None:
         super().__init__(bus)
         self.settings = settings
-        self.llm = llm or LLMClient(
-            settings.llm, settings.model, settings.timeout, settings.api_key
-        )
+        self.llm = llm or LLMClient(settings.llm, settings.model, settings.timeout)
         self.reachability = Reachability(bus, self.llm.probe, self.llm.shown, config_file)
         self.liveness = Liveness()
         self.toolbox = Toolbox(bus, rng=rng, liveness=self.liveness)
@@ -89,6 +90,7 @@ class DialogueService(Service):
         if state is not None:  # the conversation survives a restart of the service
             store = HistoryStore(state / "history", on_corrupt=self._corrupt_history)
         self.sessions = Sessions(settings.history, store=store)
+        self.cut_offs = CutOffs(self.sessions)
         self.local = LocalTurns(
             bus, settings, self.toolbox, self.sessions, self.liveness, state
         )
@@ -157,6 +159,12 @@ class DialogueService(Service):
         request = self._voice_request(msg)
         if request is None:
             self.speculator.drop("an empty transcript", msg.turn)
+            return
+        if is_stop(request.text):  # the barge-in stopped the speech; this is no question
+            log.info("turn %s: a stop phrase (%r), no answer", request.turn, request.text)
+            self.speculator.drop("a stop phrase", msg.turn)
+            self.bus.publish(Reply(reply_to=request.request_id, session=request.session,
+                                   text="", turn=request.turn))
             return
         self.tasks.spawn(self._turn(request, self.speculator.take(request, self.sessions)))
 
@@ -232,22 +240,50 @@ class DialogueService(Service):
             with waits.waiting("queue"):
                 await lock.acquire()
             try:
-                if prepared is not None and not prepared.answers(request, self.sessions):
-                    discard(self.bus, prepared, "the history changed meanwhile")
-                    prepared = None
-                if prepared is not None:
-                    prepared.turn.confirm()
-                    result = await prepared.turn.run(prepared.task)
-                else:
-                    result = await self.local.run(request, waits) or await self._new_turn(
-                        request, waits
-                    ).run()
+                result = await self._cancellable(request, prepared, waits)
                 await self.sessions.saved(request.session)
             finally:
                 lock.release()
             self._answer(request, result)
         finally:
             self.requests.drop(request.request_id)  # no-op once answered
+
+    async def _cancellable(
+        self, request: TurnRequest, prepared: Prepared | None, waits: Waits
+    ) -> TurnResult:
+        """The turn, which a barge-in may cancel: the history then keeps the heard part."""
+        work = asyncio.ensure_future(self._answering(request, prepared, waits))
+        if not request.local:
+            return await work
+        self.cut_offs.started(request.turn, request.session, request.text, work)
+        try:
+            return await work
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if not work.cancelled() or (task is not None and task.cancelling()):
+                raise  # the service stops
+            heard = await self.cut_offs.heard(request.turn)
+            self.sessions.remember(request.session, request.text, cut_off(heard))
+            return TurnResult(heard, [], None, waits, asked_llm=False)
+        finally:
+            self.cut_offs.ended(request.turn)
+
+    async def _answering(
+        self, request: TurnRequest, prepared: Prepared | None, waits: Waits
+    ) -> TurnResult:
+        if prepared is not None and not prepared.answers(request, self.sessions):
+            discard(self.bus, prepared, "the history changed meanwhile")
+            prepared = None
+        if prepared is not None:
+            prepared.turn.confirm()
+            return await prepared.turn.run(prepared.task)
+        return await self.local.run(request, waits) or await self._new_turn(request, waits).run()
+
+    def _barge_in(self, msg: BargeIn) -> None:
+        self.cut_offs.barge_in(msg)
+
+    def _interrupted(self, msg: Interrupted) -> None:
+        self.cut_offs.interrupted(msg)
 
     def _answer(self, request: TurnRequest, result: TurnResult) -> None:
         reply = Reply(
@@ -292,4 +328,6 @@ class DialogueService(Service):
         ToolResult: _late_result,
         VolumeState: _volume,
         Spoken: _spoken,
+        BargeIn: _barge_in,
+        Interrupted: _interrupted,
     }

@@ -20,6 +20,11 @@ from settings.schema import ListenConfig, VadConfig
 log = logging.getLogger(__name__)
 
 CLOSED, OPEN, CAPTURING, AWAITING_REPLY = "closed", "open", "capturing", "awaiting reply"
+BARGE_WAIT = 1.0
+"""Seconds after a barge-in the mic waits for the speaker to say its audio fell silent
+(``tts.interrupted``) before hearing again anyway: until then it hears the assistant."""
+BARGE_MARGIN = 0.05
+"""Seconds after the reported silence still deaf: the last faded samples in the air."""
 
 
 @dataclass
@@ -46,6 +51,12 @@ class Gate:
         self.speaker = ""
         """The service that said it is speaking; if it dies meanwhile, the mic hears again."""
         self.speaker_alive_until = math.inf
+        self.speaking_turn: str | None = None
+        """The turn the speaker said it is speaking (what a barge-in interrupts)."""
+        self.cut_turn: str | None = None
+        """The turn the latest barge-in interrupted: its speaking news is stale."""
+        self.barging_until = -math.inf
+        """Deaf until then: the interrupted audio is still fading out."""
         self.closed: tuple[str, bool] | None = None
         """Why the opened mic closed, and whether it was open for a follow-up; the listener
         reports it on the bus and clears it."""
@@ -57,7 +68,7 @@ class Gate:
         if self.speaking and captured > self.speaker_alive_until:
             log.warning("%s stopped sending heartbeats while speaking: hearing again", self.speaker)
             self.on_speaking(False, self.speaker_alive_until)
-        if self.speaking or captured < self.deaf_until:
+        if self.speaking or captured < max(self.deaf_until, self.barging_until):
             return False
         if not self.push:
             return True
@@ -73,9 +84,14 @@ class Gate:
 
     # -- events -----------------------------------------------------------------------
 
-    def on_speaking(self, speaking: bool, when: float, speaker: str = "") -> None:
+    def on_speaking(
+        self, speaking: bool, when: float, speaker: str = "", turn: str | None = None
+    ) -> None:
         """The speaker started or stopped (``when``: the message's time)."""
+        if turn is not None and turn == self.cut_turn:
+            return  # the barge-in already ended it; no deaf tail in the user's question
         self.speaking = speaking
+        self.speaking_turn = turn if speaking else None
         if speaking:
             self.speaker, self.speaker_alive_until = speaker, math.inf
             if self.state.phase == CAPTURING:  # the utterance is lost; listen again later
@@ -114,6 +130,20 @@ class Gate:
         log.info("wake word: listening")
         self._open(self.listen.timeout, when)
         return True
+
+    def on_barge_in(self, when: float) -> None:
+        """The wake word was heard while the assistant spoke (in audio ending at ``when``):
+        the speaker fades out; the mic opens for the question once it is silent."""
+        log.info("barge-in: the assistant is interrupted, listening")
+        self.cut_turn, self.speaking, self.speaking_turn = self.speaking_turn, False, None
+        self.barging_until = when + BARGE_WAIT
+        self._open(self.listen.timeout, when)
+
+    def on_interrupted(self, silent: float) -> None:
+        """The speaker's audio fell silent at ``silent`` after the barge-in."""
+        self.barging_until = silent + BARGE_MARGIN
+        if self.state.phase == OPEN:
+            self.state.deadline = self.barging_until + self.state.window
 
     def on_speech_started(self, turn: str) -> None:
         if self.push and self.state.phase == OPEN:

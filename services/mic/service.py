@@ -17,8 +17,10 @@ from bus.client import Bus
 from bus.errors import ErrorCode
 from bus.message import new_id
 from bus.messages import (
+    BargeIn,
     Error,
     Heartbeat,
+    Interrupted,
     ListenClosed,
     ListenRequest,
     Reply,
@@ -68,6 +70,8 @@ class Listener(Service):
         """Heard audio not yet a whole frame."""
         self.hearing = False
         self.turn: str | None = None
+        self.barge_in = ""
+        """The id of the latest ``BargeIn``: the speaker's ``Interrupted`` answers it."""
         self._anchor = (0, 0.0)  # (sample position, epoch time) of the latest block's end
 
     async def run(self, blocks: AsyncIterator[Block]) -> None:
@@ -98,11 +102,18 @@ class Listener(Service):
 
     def _woke(self, heard: float) -> None:
         assert self.wake is not None
-        if not self.gate.on_wake(heard):
+        turn = new_id()
+        if self.gate.speaking:  # the word always interrupts the assistant
+            barge_in = BargeIn(reason="wake", interrupted=self.gate.speaking_turn or "",
+                               heard=heard, turn=turn)
+            self.barge_in = barge_in.id
+            self.bus.publish(barge_in)
+            self.gate.on_barge_in(heard)
+        elif not self.gate.on_wake(heard):
             log.info("wake word heard while deaf or already listening: ignored")
             return
         self._forget("")  # the question starts after the word
-        self.woken = new_id()
+        self.woken = turn
         log.info("turn %s: wake word heard", self.woken)
         self.bus.publish(WakeWordHeard(word=self.wake.word, heard=heard, turn=self.woken))
         if self.earcon is not None:
@@ -172,7 +183,11 @@ class Listener(Service):
     # -- bus --------------------------------------------------------------------------
 
     def _speaking(self, msg: Speaking) -> None:
-        self.gate.on_speaking(msg.speaking, msg.ts, msg.src)
+        self.gate.on_speaking(msg.speaking, msg.ts, msg.src, msg.turn)
+
+    def _interrupted(self, msg: Interrupted) -> None:
+        if msg.reply_to == self.barge_in:
+            self.gate.on_interrupted(msg.silent)
 
     def _heartbeat(self, msg: Heartbeat) -> None:
         self.gate.on_heartbeat(msg.service, msg.state, msg.ts, msg.interval)
@@ -192,6 +207,7 @@ class Listener(Service):
 
     HANDLERS = {
         Speaking: _speaking,
+        Interrupted: _interrupted,
         ListenRequest: _listen,
         Reply: _reply,
         Error: _lost,

@@ -15,7 +15,9 @@ from bus.client import Bus
 from bus.errors import ErrorCode
 from bus.messages import (
     ActionRequest,
+    BargeIn,
     Error,
+    Interrupted,
     Speaking,
     SpeakRequest,
     Speculation,
@@ -29,6 +31,7 @@ from services.base import Service
 from services.speaker.control import apply_controls
 from services.speaker.export import Export
 from services.speaker.hold import Hold
+from services.speaker.interrupt import FADE, played_text
 from services.speaker.output import AudioOutput
 from services.speaker.pcm import TONE_GAP, ack_tone, seconds_of, silence, to_pcm16
 from services.speaker.playback import PlaybackEvent, PlaybackQueue, Segment
@@ -153,6 +156,9 @@ class Speaker(Service):
         state = self.turns.get(turn)
         speculative = msg.speculative and msg.turn is not None
         held = state.hold is not None and state.hold.state == "held"
+        if state.cut:
+            log.info("turn %s: cut off, not spoken: %r", turn, msg.text[:60])
+            return
         if state.ended and (speculative or not held):
             # (A piece for real while speculative ones wait replaces them, final one and all.)
             log.info("turn %s: a piece after the final one, not spoken: %r", turn, msg.text[:60])
@@ -174,6 +180,7 @@ class Speaker(Service):
                     self._submit(Job(line=Line(turn, "", lang, spoken=False), samples=self.tone,
                                      gap=TONE_GAP))
             line = Line(turn, text, lang, msg.seq, kind=msg.kind)
+            state.lines.append(line)
             self._submit(Job(line=line, markers=(LineEnd(line),), hold=hold))
             state.open = True
         if (msg.final or msg.turn is None) and state.open:
@@ -221,6 +228,30 @@ class Speaker(Service):
         state.open = state.toned = state.tone_pending = state.ended = False
         self._check_silent()
 
+    def _barge_in(self, msg: BargeIn) -> None:
+        """The user talks over the assistant: fade out, drop everything queued or held, and
+        answer with what was heard of the turn that spoke (once the fade is done)."""
+        turns = {*self.turns.playing_turns(), *self.playback.queued_turns()}
+        for turn in (msg.interrupted, self._speaking):
+            if turn:
+                turns.add(turn)
+        for turn in turns:
+            state = self.turns.get(turn)
+            state.cut = state.ended = True
+            state.open = state.tone_pending = False
+            if state.hold is not None:
+                state.hold.drop()
+        spoke = msg.interrupted or self._speaking or ""
+        log.info("barge-in (%s): cutting off %s", msg.reason, ", ".join(sorted(turns)) or "nothing")
+        self.playback.cut(turns, round(FADE * self.synth.sample_rate), (msg.id, spoke))
+
+    def _silenced(self, token: tuple[str, str], silent: float) -> None:
+        barge_in, turn = token
+        played, cut = played_text(self.turns.get(turn).lines if turn else [])
+        self.bus.publish(Interrupted(played=played, cut=cut, silent=silent, reply_to=barge_in,
+                                     turn=turn or None))
+        self._check_silent()
+
     def _synthesize(self, msg: SynthesizeRequest) -> None:
         """Speech for the sender, not the sound card: in the same worker, so after what is
         already queued to play (one voice model, one synthesis at a time)."""
@@ -263,6 +294,13 @@ class Speaker(Service):
 
     def _on_playback(self, event: PlaybackEvent) -> None:
         tag, pcm = event.segment.tag, event.segment.pcm
+        if event.kind == "silenced":
+            self._silenced(tag, event.time)
+            return
+        if event.kind == "dropped":
+            self._unfinished_segments -= 1
+            self._check_silent()
+            return
         if event.kind == "started":
             if isinstance(tag, Line):
                 trace_start(self.bus, self.turns.get(tag.turn), tag, event)
@@ -277,6 +315,7 @@ class Speaker(Service):
                 self.recorder.add(tag.turn, pcm)
         elif isinstance(tag, LineEnd) and tag.line.spoken and tag.line.played > 0:
             line = tag.line
+            line.finished = True
             self.bus.publish(
                 Spoken(text=line.text, lang=line.lang, seq=line.seq,
                        duration=round(line.played, 3), turn=line.turn)
@@ -321,4 +360,5 @@ class Speaker(Service):
         VolumeRequest: _volume_command,
         Speculation: _speculation,
         SynthesizeRequest: _synthesize,
+        BargeIn: _barge_in,
     }

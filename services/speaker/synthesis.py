@@ -64,6 +64,12 @@ class Line:
     """The ``SpeakRequest`` kind it came from (its first played piece is traced per kind)."""
     played: float = 0.0
     """Seconds played so far (updated from playback events)."""
+    finished: bool = False
+    """Played to its end (its ``LineEnd`` came out of the playback queue)."""
+    made_chars: int = 0
+    """Characters of its text synthesized so far, and the seconds of audio they made: a
+    cut line's played text is estimated from them."""
+    made_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -159,7 +165,9 @@ class SynthesisWorker:
                 put(Segment(silence(job.gap, rate), job.line, yields=True))
         elif job.line is not None:
             pieces = deque(split_clauses(job.line.text))
-            while pieces and not (hold is not None and hold.dropped):
+            turn = job.line.turn
+            stopped = lambda: (hold is not None and hold.dropped) or self._playback.is_cut(turn)  # noqa: E731
+            while pieces and not stopped():
                 # Each piece is short enough to be ready before what is queued has played:
                 # the first of a reply is short, the next grow as audio piles up.
                 ahead = self._playback.queued_seconds(rate) if job.sink is None else sent
@@ -168,8 +176,7 @@ class SynthesisWorker:
                 piece, rest = cut_piece(pieces.popleft(), limit_for(ahead, self._shortest))
                 if rest is not None:
                     pieces.appendleft(rest)
-                self._speak(piece, job.line, ahead, put, lambda: hold is not None and hold.dropped,
-                            loud=job.sink is None)
+                self._speak(piece, job.line, ahead, put, stopped, loud=job.sink is None)
         for marker in job.markers:
             put(Segment(b"", marker))
 
@@ -201,6 +208,7 @@ class SynthesisWorker:
                 volume = self._volume.value if loud else 1.0
                 put(Segment(to_pcm16(samples, volume), line, made=time.time(),
                             compute=compute))
+                line.made_seconds += len(samples) / rate
                 if dropped():
                     return
                 started = time.perf_counter()
@@ -208,6 +216,7 @@ class SynthesisWorker:
             log.error("could not synthesize %r: %s", piece.text, exc)
             self._failed(line, f"{piece.text!r}: {exc}")
             return
+        line.made_chars += len(piece.text)
         if piece.pause:
             put(Segment(silence(piece.pause, rate), line, made=time.time()))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Any
 
 from services.speaker.hold import Hold
 
@@ -32,6 +33,10 @@ class TurnState:
     sounded: bool = False
     first_kinds: set[str] = field(default_factory=set)
     """Kinds whose first spoken piece has started playing."""
+    lines: list[Any] = field(default_factory=list)
+    """Its lines to play, in order (``synthesis.Line``): what was heard of it, if cut off."""
+    cut: bool = False
+    """Cut off by a barge-in: its later pieces are not spoken."""
 
 
 class Turns:
@@ -45,6 +50,11 @@ class Turns:
             while len(self._turns) > KEEP:
                 self._turns.popitem(last=False)
         return state
+
+    def playing_turns(self) -> list[str]:
+        """Turns with audio to come: queued, held, or still expecting pieces."""
+        return [turn for turn, state in self._turns.items()
+                if state.open or (state.hold is not None and state.hold.state == "held")]
 
     def open_turns(self) -> list[str]:
         return [turn for turn, state in self._turns.items() if state.open]
