@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from bus.client import Bus
 from bus.message import Message
+from bus.messages import QuestionRequest
 from bus.turns import Timeline
 
 TOPICS = (
@@ -32,6 +33,14 @@ STALE_AFTER = 60.0
 """Seconds after which an unfinished turn is printed as it is."""
 
 
+def turn_of(msg: Message) -> str | None:
+    """The turn ``msg`` belongs to; a question sent without one starts the turn named by
+    its own id (what the dialogue then stamps on the turn's messages)."""
+    if msg.turn is None and isinstance(msg, QuestionRequest):
+        return msg.id
+    return msg.turn
+
+
 class TurnFold:
     """Many turns at once: :meth:`feed` it messages and the time they came (any clock);
     it returns the turns just completed, and those silent for ``stale_after`` seconds."""
@@ -42,13 +51,14 @@ class TurnFold:
         self.last_seen: dict[str, float] = {}
 
     def feed(self, msg: Message, now: float) -> list[Timeline]:
-        if msg.turn is None:
+        turn = turn_of(msg)
+        if turn is None:
             return self.expire(now)
-        timeline = self.turns.setdefault(msg.turn, Timeline(msg.turn))
-        self.last_seen[msg.turn] = now
+        timeline = self.turns.setdefault(turn, Timeline(turn))
+        self.last_seen[turn] = now
         timeline.add(msg)
         if timeline.complete:
-            self._forget(msg.turn)
+            self._forget(turn)
             return [timeline, *self.expire(now)]
         return self.expire(now)
 

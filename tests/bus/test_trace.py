@@ -46,6 +46,15 @@ def test_text_turn_completes_on_reply() -> None:
     assert as_line(done) == "turn t2 'hi': ask 0.00s · reply 0.40s error=llm-error"
 
 
+def test_a_question_without_a_turn_id_is_its_turns_first_message() -> None:
+    """``desktop-assistant ask`` sends none: the dialogue takes the question's id as the
+    turn's. The question's words and its time belong to that turn."""
+    fold = TurnFold()
+    assert fold.feed(QuestionRequest(id="q1", ts=1.0, session="cli", text="hi there"), 0.0) == []
+    (done,) = fold.feed(Reply(turn="q1", ts=1.4, reply_to="q1", session="cli", text="Hi."), 0.0)
+    assert as_line(done) == "turn q1 'hi there': ask 0.00s · reply 0.40s"
+
+
 def test_a_turn_shows_what_answered_it_an_intent_or_the_llm() -> None:
     fold = TurnFold()
     for turn, mark in (("local", TraceMark(stage="intent", detail="HassGetCurrentTime")),
