@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+from pathlib import Path
+
+import pymicro_wakeword
 import pytest
 
 from services.mic.convert import decode_file
@@ -56,3 +61,31 @@ def test_reset_forgets_a_half_heard_word() -> None:
 
 def test_a_stricter_cutoff_misses_what_the_default_hears() -> None:
     assert detections(WakeDetector(WakeConfig(cutoff=0.999)), WORD) == []
+
+
+def copied_model(folder: Path, name: str, cutoff: float) -> Path:
+    """okay_nabu's TFLite file and a JSON file of our own beside it, as a user's model is."""
+    shipped = Path(pymicro_wakeword.__file__).parent / "models"
+    shutil.copy(shipped / "okay_nabu.tflite", folder / "okay_nabu.tflite")
+    config = json.loads((shipped / "okay_nabu.json").read_text())
+    config["wake_word"] = name
+    config["micro"]["probability_cutoff"] = cutoff
+    path = folder / "mine.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
+def test_a_model_given_by_the_path_of_its_json_file(tmp_path: Path) -> None:
+    detector = WakeDetector(WakeConfig(model=str(copied_model(tmp_path, "Okay Mine", 0.85))))
+    assert detector.word == "Okay Mine"  # the name in our JSON file, not the shipped one
+    assert len(detections(detector, WORD)) == 1
+
+
+def test_a_model_files_own_cutoff_is_used(tmp_path: Path) -> None:
+    strict = copied_model(tmp_path, "Okay Mine", 0.999)
+    assert detections(WakeDetector(WakeConfig(model=str(strict))), WORD) == []
+
+
+def test_a_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no wake word model file"):
+        WakeConfig(model=str(tmp_path / "mine.json"))
