@@ -12,9 +12,11 @@ import sys
 
 from bus.client import Bus, RequestTimeout
 from bus.liveness import BROKER, AnswererLost, BrokerLost, Liveness, request_watched
-from bus.messages import Heartbeat, QuestionRequest, Reply
+from bus.message import Message
+from bus.messages import Heartbeat, QuestionRequest, Reply, TextPiece
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
+from desktop_assistant.commands.streamed import StreamedText
 from desktop_assistant.exit_codes import ExitCode
 from services.names import DIALOGUE
 
@@ -23,6 +25,11 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = sub.add_parser("ask", help="ask the assistant in text and print the reply")
     parser.add_argument("text", nargs="+", help="the question")
     parser.add_argument("--json", action="store_true", help='print {"conversation", "control"}')
+    parser.add_argument(
+        "--no-stream",
+        action="store_true",
+        help="print the reply once it is whole (default: as it is written; --json implies it)",
+    )
     parser.add_argument("--session", default="cli", help="conversation to continue (default cli)")
     parser.add_argument("--lang", help="language of the question (default: [dialogue] lang)")
     parser.add_argument("--timeout", type=float, help="seconds to wait (default: [brain] timeout)")
@@ -42,13 +49,15 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
     config = load_or_exit(args.config)
     timeout = args.timeout or config.brain.timeout
     async with cli_bus(args.config) as bus:
-        bus.subscribe(Reply.TOPIC, Heartbeat.TOPIC)
+        stream = None if args.no_stream or args.json else StreamedText(sys.stdout)
+        bus.subscribe(Reply.TOPIC, Heartbeat.TOPIC, *([TextPiece.TOPIC] if stream else []))
         await bus.wait_connected()  # the reply's subscription is in place before we ask
         liveness = Liveness()
-        feeder = asyncio.ensure_future(_follow_heartbeats(bus, liveness))
         request = QuestionRequest(
             session=args.session, text=text, client_type="text", lang=args.lang
         )
+        follow = Follower(liveness, stream, request.id)
+        feeder = asyncio.ensure_future(follow.run(bus))
         answer = asyncio.ensure_future(
             request_watched(
                 bus, liveness, DIALOGUE, request, Reply, timeout,
@@ -61,7 +70,7 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
         try:
             while not answer.done():
                 await asyncio.wait({answer}, timeout=0.1)
-                seen = seen or liveness.working_pid(DIALOGUE) is not None
+                seen = seen or liveness.last(DIALOGUE) is not None  # its heartbeat came
                 # A silent broker silences the dialogue too: request_watched names it.
                 broker_quiet = liveness.last(BROKER) is not None and not liveness.alive(
                     BROKER, periods=1.5
@@ -75,6 +84,9 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
                     )
                     return ExitCode.UNAVAILABLE
             reply = await answer
+            feeder.cancel()
+            while (msg := await bus.recv(timeout=0)) is not None:  # pieces before the reply
+                follow.saw(msg)
         except BrokerLost as exc:
             print(f"ask: {exc}", file=sys.stderr)
             return ExitCode.UNAVAILABLE
@@ -88,7 +100,9 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
             for task in (answer, feeder):
                 task.cancel()
             await asyncio.gather(answer, feeder, return_exceptions=True)
-    if args.json:
+    if stream is not None:
+        stream.end(reply.text)
+    elif args.json:
         print(
             json.dumps(
                 {"conversation": reply.text, "control": reply.control}, ensure_ascii=False
@@ -102,8 +116,23 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
     return ExitCode.OK
 
 
-async def _follow_heartbeats(bus: Bus, liveness: Liveness) -> None:
-    while True:
-        msg = await bus.recv()
+class Follower:
+    """What comes besides the reply: heartbeats for ``liveness``, and the answer's pieces
+    (the dialogue's turn id of a text turn is the request's id) for ``stream``."""
+
+    def __init__(self, liveness: Liveness, stream: StreamedText | None, turn: str) -> None:
+        self.liveness = liveness
+        self.stream = stream
+        self.turn = turn
+
+    async def run(self, bus: Bus) -> None:
+        while True:
+            msg = await bus.recv()
+            if msg is not None:
+                self.saw(msg)
+
+    def saw(self, msg: Message) -> None:
         if isinstance(msg, Heartbeat):
-            liveness.saw(msg)
+            self.liveness.saw(msg)
+        elif isinstance(msg, TextPiece) and self.stream is not None and msg.turn == self.turn:
+            self.stream.piece(msg)

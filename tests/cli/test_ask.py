@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -26,6 +28,18 @@ from tests.helpers.processes import ROOT, Process, python_env
 
 def ask(folder: ConfigFolder, *args: str) -> subprocess.CompletedProcess[str]:
     return cli(folder, "ask", *args)
+
+
+def start_ask(folder: ConfigFolder, *args: str) -> subprocess.Popen[str]:
+    """``desktop-assistant ask ARGS`` running, its output on pipes."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "desktop_assistant", "ask", *args, *folder.args()],
+        cwd=ROOT,
+        env=python_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def cli(folder: ConfigFolder, *args: str) -> subprocess.CompletedProcess[str]:
@@ -113,14 +127,7 @@ def test_a_dialogue_that_dies_while_answering_is_an_error_at_once(
     dialogue: Process, config_folder: ConfigFolder, llm: ScriptedLLM
 ) -> None:
     llm.script({"stream": [{"gate": "held"}, *c.text("Too late.")["stream"]]})
-    asking = subprocess.Popen(
-        [sys.executable, "-m", "desktop_assistant", "ask", "Hi", *config_folder.args()],
-        cwd=ROOT,
-        env=python_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    asking = start_ask(config_folder, "Hi")
     llm.wait_requests(1, timeout=30)
     dialogue.kill()
     out, err = asking.communicate(timeout=30)  # not the 120 s of [brain] timeout
@@ -152,14 +159,7 @@ def test_an_answer_lost_in_a_broker_restart_is_asked_for_again(
     repeated id once, sends the Reply it kept; before, the CLI blamed the dialogue's silence
     during the outage or waited out the whole timeout."""
     llm.script({"stream": [{"gate": "held"}, *c.text("Answered anyway.")["stream"]]})
-    asking = subprocess.Popen(
-        [sys.executable, "-m", "desktop_assistant", "ask", "Hi", *config_folder.args()],
-        cwd=ROOT,
-        env=python_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    asking = start_ask(config_folder, "Hi")
     try:
         llm.wait_requests(1, timeout=30)
         with_buses(config_folder.endpoints, ["probe"], heard_beating)  # the CLI heard them too
@@ -189,14 +189,7 @@ def test_a_broker_that_stops_while_asking_is_named(
     dialogue: Process, broker: Process, config_folder: ConfigFolder, llm: ScriptedLLM
 ) -> None:
     llm.script({"stream": [{"gate": "held"}, *c.text("Too late.")["stream"]]})
-    asking = subprocess.Popen(
-        [sys.executable, "-m", "desktop_assistant", "ask", "Hi", *config_folder.args()],
-        cwd=ROOT,
-        env=python_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    asking = start_ask(config_folder, "Hi")
     try:
         llm.wait_requests(1, timeout=30)
         with_buses(config_folder.endpoints, ["probe"], heard_beating)  # the CLI heard them too
@@ -208,3 +201,44 @@ def test_a_broker_that_stops_while_asking_is_named(
     assert asking.returncode == 3, err
     assert "the bus broker sent no heartbeat" in err and "not running" in err
     assert "dialogue service sent no heartbeat" not in err
+
+
+def read_until(stream: IO[str], text: str, timeout: float = 30.0) -> str:
+    """What ``stream`` (a pipe) gave until ``text`` was in it, read as it comes."""
+    fd = stream.fileno()
+    got = b""
+    while text.encode() not in got:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        assert ready, f"no {text!r} within {timeout:g} s, only {got!r}"
+        chunk = os.read(fd, 4096)
+        assert chunk, f"the output ended before {text!r}: {got!r}"
+        got += chunk
+    return got.decode()
+
+
+def test_the_reply_is_printed_as_it_is_written(
+    dialogue: Process, config_folder: ConfigFolder, llm: ScriptedLLM
+) -> None:
+    """The first words are on the screen while the model still holds the rest."""
+    first = c.text_items("Hello ")  # the role, then the first words
+    rest = c.text("there.")["stream"][1:]
+    llm.script({"stream": [*first, {"gate": "held"}, *rest]})
+    asking = start_ask(config_folder, "Hi")
+    try:
+        assert asking.stdout is not None
+        early = read_until(asking.stdout, "Hello")
+        assert early == "Hello"  # its trailing space held back until more words come
+        llm.gate("held").set()
+        out, err = asking.communicate(timeout=60)
+    finally:
+        asking.kill()
+        llm.gate("held").set()
+    assert (asking.returncode, early + out) == (0, "Hello there.\n"), err
+
+
+def test_no_stream_prints_the_whole_reply_once(
+    dialogue: Process, config_folder: ConfigFolder, llm: ScriptedLLM
+) -> None:
+    llm.script(c.text("Hello ", "there."), c.text("Ciao."))
+    done = ask(config_folder, "--no-stream", "Hi")
+    assert (done.returncode, done.stdout) == (0, "Hello there.\n")
