@@ -82,7 +82,9 @@ class DialogueService(Service):
     ) -> None:
         super().__init__(bus)
         self.settings = settings
-        self.llm = llm or LLMClient(settings.llm, settings.model, settings.timeout)
+        self.llm = llm or LLMClient(
+            settings.llm, settings.model, settings.timeout, settings.api_key
+        )
         self.reachability = Reachability(bus, self.llm.probe, self.llm.shown, config_file)
         self.liveness = Liveness()
         self.toolbox = Toolbox(bus, rng=rng, liveness=self.liveness)
