@@ -133,9 +133,11 @@ class VadConfig(Table):
     short_silence: float = Field(0.2, gt=0)
     """Seconds of silence after which the end-of-turn model judges the pause: a turn it
     finds complete ends there."""
-    end_of_turn: Literal["model", "silence"] = "model"
+    end_of_turn: Literal["model+text", "model", "silence"] = "model+text"
     """``model``: the Smart Turn model ends a finished turn at ``short_silence`` and lets
-    an unfinished one wait up to ``silence``; ``silence``: every turn waits ``silence``."""
+    an unfinished one wait up to ``silence``; ``model+text``: and only once the STT's
+    guess has come and does not stop mid-sentence ("... like in"); ``silence``: every
+    turn waits ``silence``."""
     end_of_turn_threshold: float = Field(0.5, gt=0, lt=1)
     """The model's probability from which a turn counts as finished."""
     min_speech: float = Field(0.25, ge=0)

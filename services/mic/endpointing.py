@@ -4,10 +4,13 @@ finished, else after the long silence.
 A person answers about 200 ms after the other has finished, but waits through a pause
 mid-sentence ("what's the weather like in ... Rome tomorrow?"). A fixed silence gets one
 of the two wrong: short cuts questions in two, long makes every answer late. So the
-model hears the utterance once the pause reaches ``[vad] short_silence`` and closes the
-turn there when it is confident enough (``[vad] end_of_turn_threshold``); otherwise the
-turn waits up to ``[vad] silence``. ``[vad] end_of_turn = "silence"`` is the fixed
-window alone.
+model hears the utterance once the pause reaches ``[vad] short_silence`` and the turn
+may end there when it is confident enough (``[vad] end_of_turn_threshold``); otherwise
+the turn waits up to ``[vad] silence``. With ``end_of_turn = "model+text"`` the words
+have a say too: the turn ends only once the STT's guess of the audio up to this pause
+has come and does not stop mid-sentence (``services/mic/unfinished.py``). Waiting for
+the guess costs next to nothing: the answer is made from that same transcript.
+``end_of_turn = "silence"`` is the fixed window alone.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from services.mic.unfinished import dangling
 from services.mic.vad import RATE
 from settings.schema import VadConfig
 
@@ -30,28 +34,43 @@ class Endpointer:
         self.long = round(vad.silence * RATE)
         self.short = round(vad.short_silence * RATE)
         self.threshold = vad.end_of_turn_threshold
-        self.model = model if vad.end_of_turn == "model" else None
+        self.model = model if vad.end_of_turn != "silence" else None
+        self.reads = vad.end_of_turn == "model+text"
         self.probability: float | None = None
         """The model's verdict at the latest short pause (None before any)."""
+        self.guess: tuple[int, bool] | None = None
+        """The latest guess: the end (sample position) of the audio it transcribes, and
+        whether its words stop mid-sentence."""
 
-    def ends(self, audio: bytes | bytearray | None, silent: int, step: int) -> bool:
+    def heard(self, end: int, text: str, lang: str) -> None:
+        """The STT's guess of the utterance up to sample position ``end``."""
+        self.guess = (end, dangling(text, lang))
+
+    def ends(self, audio: bytes | bytearray | None, silent: int, step: int, end: int) -> bool:
         """Whether the turn ends now: ``silent`` samples of silence so far, the latest
-        ``step`` of them just heard; ``audio`` is the utterance with that silence (None:
-        nothing worth judging, only the long silence ends it)."""
+        ``step`` of them just heard, after speech that ended at sample ``end``; ``audio``
+        is the utterance with that silence (None: nothing worth judging, only the long
+        silence ends it)."""
         if silent >= self.long:
             return True
-        if audio is None or self.model is None or not silent - step < self.short <= silent:
-            return False  # the model judges each pause once, when it reaches the short wait
-        self.probability = self.model(bytes(audio))
-        complete = self.probability >= self.threshold
-        log.debug("end of turn: p=%.2f after %.2f s of silence: %s", self.probability,
-                  silent / RATE, "closes" if complete else "waits")
-        return complete
+        if audio is None or self.model is None or silent < self.short:
+            return False
+        if silent - step < self.short:  # the model judges each pause once
+            self.probability = self.model(bytes(audio))
+            log.debug("end of turn: p=%.2f after %.2f s of silence", self.probability,
+                      silent / RATE)
+        if self.probability is None or self.probability < self.threshold:
+            return False
+        if not self.reads:
+            return True
+        if self.guess is None or self.guess[0] != end:
+            return False  # its words have not come yet
+        return not self.guess[1]
 
 
 def load_turn_model(vad: VadConfig) -> TurnModel | None:
     """The end-of-turn model ``[vad] end_of_turn`` asks for, loaded once (None: silence)."""
-    if vad.end_of_turn != "model":
+    if vad.end_of_turn == "silence":
         return None
     from services.mic.smart_turn import SmartTurn
 

@@ -109,7 +109,7 @@ class Segmenter:
             if self.announced and self.silent == self.position - first:
                 events.append(Paused(self._cut(), self.start, self.end))
             heard = self.audio if self.announced else None  # a click is not judged
-            if self.endpointer.ends(heard, self.silent, self.position - first):
+            if self.endpointer.ends(heard, self.silent, self.position - first, self.end):
                 if self.announced:
                     events.append(Ended(self._cut(), self.start, self.end))
                 self._reset_utterance()

@@ -25,6 +25,7 @@ from bus.messages import (
     ListenRequest,
     Reply,
     Speaking,
+    SpeculativeTranscript,
     SpeechEnded,
     SpeechStarted,
     TurnDropped,
@@ -65,6 +66,8 @@ class Listener(Service):
         """The turn the wake word started, until its speech starts or the mic closes."""
         self.gate = Gate(listen, vad)
         self.segmenter = Segmenter(vad, turn_model)
+        self.partial = (0.0, 0)
+        """The latest partial's speech end: as the bus has it, and as a sample position."""
         self.scorer = scorer
         self.pending = bytearray()
         """Heard audio not yet a whole frame."""
@@ -168,6 +171,7 @@ class Listener(Service):
                 Utterance(pcm=event.pcm, rate=RATE, duration=duration, speech_end=speech_end,
                           partial=True, turn=self.turn)
             )
+            self.partial = (speech_end, event.end)
             return
         assert isinstance(event, Ended)
         log.info("turn %s: utterance of %.2f s%s", self.turn, duration,
@@ -201,6 +205,11 @@ class Listener(Service):
                 msg.reply_to or "", msg.text, bool(msg.control), msg.error is not None, msg.ts
             )
 
+    def _guess(self, msg: SpeculativeTranscript) -> None:
+        """The words of the latest partial: the end of turn may read them."""
+        if msg.turn == self.turn and self.partial[0] == msg.speech_end:
+            self.segmenter.endpointer.heard(self.partial[1], msg.text, msg.lang)
+
     def _lost(self, msg: Error | TurnDropped) -> None:
         if msg.turn:
             self.gate.on_error(msg.turn)  # push-to-talk: no answer will come
@@ -213,6 +222,7 @@ class Listener(Service):
         Error: _lost,
         Heartbeat: _heartbeat,
         TurnDropped: _lost,
+        SpeculativeTranscript: _guess,
     }
 
 

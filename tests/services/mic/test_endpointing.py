@@ -128,3 +128,44 @@ def test_a_sound_too_short_to_be_speech_is_not_judged() -> None:
     stream.push(3, 1.0)  # 96 ms: under min_speech
     stream.push(LONG_FRAMES + 5, 0.0)
     assert stream.events == [] and model.heard == []
+
+
+TEXT = VAD.model_copy(update={"end_of_turn": "model+text"})
+
+
+def test_with_the_words_a_complete_turn_ends_once_its_guess_has_come() -> None:
+    stream = Stream(Segmenter(TEXT, ScriptedModel(0.9)))
+    stream.push(30, 1.0)
+    stream.push(SHORT_FRAMES + 3, 0.0)
+    assert stream.of(Ended) == []  # the model agrees, the words have not come
+    [(_, paused)] = stream.of(Paused)
+    assert isinstance(paused, Paused)
+    stream.segmenter.endpointer.heard(paused.end, "What is the capital of Australia?", "en")
+    stream.push(1, 0.0)
+    [(ended_at, _)] = stream.of(Ended)
+    assert ended_at == 30 + SHORT_FRAMES + 4
+
+
+def test_with_the_words_a_guess_that_stops_mid_sentence_waits_for_the_long_silence() -> None:
+    stream = Stream(Segmenter(TEXT, ScriptedModel(0.9)))
+    stream.push(30, 1.0)
+    stream.push(2, 0.0)
+    [(_, paused)] = stream.of(Paused)
+    assert isinstance(paused, Paused)
+    stream.segmenter.endpointer.heard(paused.end, "What is the weather like in.", "en")
+    stream.push(LONG_FRAMES + 5, 0.0)
+    [(ended_at, _)] = stream.of(Ended)
+    assert ended_at == 30 + LONG_FRAMES
+
+
+def test_with_the_words_a_guess_of_an_earlier_pause_does_not_count() -> None:
+    stream = Stream(Segmenter(TEXT, ScriptedModel(0.9)))
+    stream.push(30, 1.0)
+    stream.push(2, 0.0)
+    [(_, earlier)] = stream.of(Paused)
+    stream.push(10, 1.0)  # speech resumed: the guess is of a part of the question
+    assert isinstance(earlier, Paused)
+    stream.segmenter.endpointer.heard(earlier.end, "What is the capital", "en")
+    stream.push(LONG_FRAMES + 5, 0.0)
+    [(ended_at, _)] = stream.of(Ended)
+    assert ended_at == 42 + LONG_FRAMES

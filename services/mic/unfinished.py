@@ -1,0 +1,54 @@
+"""Whether a transcript stops where no sentence can: after an article, a preposition, a
+conjunction, a possessive or an auxiliary ("what is the weather like in"), or, in
+Japanese, after a particle ("明日の東京の").
+
+The second opinion of the end of turn: the audio model hears intonation, which a
+person who stops to think can keep falling; the words say plainly that the question
+goes on. Only the last word counts, so a question that ends with one of these words
+on purpose ("what are you thinking of?") waits for the long silence, as before.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+DANGLING = {
+    "en": frozenset("""
+        a an the my your his her our their its this that these those some any every
+        of in on at to for from with about into onto by as than like
+        and or but nor because if so
+        is are was were be am will would can could should shall may might must do does
+        did have has had
+        what which where when who whose how why
+    """.split()),
+    "it": frozenset("""
+        il lo la i gli le un uno una l
+        di a da in con su per tra fra del dello della dei degli delle al allo alla ai
+        agli alle dal dallo dalla dai dagli dalle nel nello nella nei negli nelle sul
+        sullo sulla sui sugli sulle
+        mio mia miei mie tuo tua suo sua nostro nostra vostro vostra loro
+        e o ma che se perché come quando dove quale quanto quanta
+        è sono era sarà ha hanno
+    """.split()),
+}
+PARTICLES_JA = ("の", "を", "に", "が", "は", "と", "で", "へ", "も", "から", "まで", "より", "や")
+
+
+def _letters(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'")
+    return "".join(" " if unicodedata.category(ch)[0] in "PZS" and ch != "'" else ch
+                   for ch in text)
+
+
+def dangling(text: str, lang: str) -> bool:
+    """Does ``text`` (in ``lang``: ``en``, ``it``, ``ja``) end mid-sentence? Other languages:
+    never (nothing is known about them)."""
+    words = _letters(text).split()
+    if not words:
+        return False
+    last = words[-1]
+    if lang == "ja":
+        return last.endswith(PARTICLES_JA)
+    if lang == "it" and "'" in last:  # "dell'", "l'": an elided article
+        return last.endswith("'")
+    return last.strip("'") in DANGLING.get(lang, frozenset())

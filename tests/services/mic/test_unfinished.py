@@ -1,0 +1,36 @@
+"""Which transcripts stop mid-sentence (the end of turn's second opinion)."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.mic.unfinished import dangling
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("What is the weather like in", "en"),
+    ("What is the weather like in.", "en"),
+    ("Please remind me to call my...", "en"),
+    ("Could you tell me what", "en"),
+    ("Mi ricordi di chiamare la", "it"),
+    ("Qual è la capitale dell'", "it"),
+    ("Che tempo farà domani a", "it"),
+    ("明日の東京の", "ja"),
+    ("駅まで", "ja"),
+])
+def test_stops_mid_sentence(text: str, lang: str) -> None:
+    assert dangling(text, lang)
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("What is the weather like in Rome tomorrow?", "en"),
+    ("What time is it?", "en"),
+    ("Turn on the light in the kitchen, please.", "en"),
+    ("Che tempo farà domani a Roma?", "it"),
+    ("Qual è la capitale dell'Australia?", "it"),
+    ("明日の東京の天気はどうですか？", "ja"),
+    ("", "en"),
+    ("What is the weather like in", "de"),  # nothing known about German
+])
+def test_a_finished_sentence(text: str, lang: str) -> None:
+    assert not dangling(text, lang)
