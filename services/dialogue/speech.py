@@ -16,6 +16,11 @@ from bus.messages import ActionRequest, SpeakRequest, TextPiece, VolumeState
 
 log = logging.getLogger(__name__)
 
+MAX_SPOKEN_CHARS = 1500
+"""Most characters of its answer one turn hands the speaker (about a minute and a half of
+speech): the model can write on for pages, and the speaker would read them all. Whole
+sentences are said until the next would pass it; the reply and the history keep all."""
+
 CONTROL_ANSWER_TIMEOUT = 2.0
 """Seconds the end of a turn waits for the speaker's answer to its controls: it answers at
 once when it runs; without it the history keeps the model's words."""
@@ -31,16 +36,45 @@ class Speech:
         """Pieces are sent as speculative (held by the audio side) until this turns False."""
         self.seq = 0
         self.finished = False
+        self.spoken_chars = 0
+        self.cut = False
+        """The answer passed :data:`MAX_SPOKEN_CHARS`: nothing more of it is spoken."""
         self._control_answer: asyncio.Future[VolumeState] | None = None
 
     def say(self, text: str, kind: str = "answer") -> None:
+        if kind == "answer":
+            text = self._bounded(text)
+            if not text:
+                return
         self._send(text, kind, final=False)
 
     def finish(self, text: str = "", kind: str = "answer") -> None:
         """The last piece of the turn (possibly empty): the audio side knows the turn is over."""
         if not self.finished:
+            if kind == "answer":
+                text = self._bounded(text)  # past the bound: "", the turn still ends
             self._send(text, kind, final=True)
             self.finished = True
+
+    def _bounded(self, sentence: str) -> str:
+        """What of ``sentence`` is spoken: all of it within :data:`MAX_SPOKEN_CHARS`, none
+        after the bound was passed (a first sentence longer than it: its first words)."""
+        room = MAX_SPOKEN_CHARS - self.spoken_chars
+        if self.cut or len(sentence) <= room:
+            if not self.cut:
+                self.spoken_chars += len(sentence)
+            return "" if self.cut else sentence
+        self.cut = True
+        log.warning(
+            "turn %s: the answer passed %d characters: the rest is not spoken",
+            self.turn,
+            MAX_SPOKEN_CHARS,
+        )
+        if self.spoken_chars:
+            return ""
+        head = sentence[:room].rsplit(" ", 1)[0]
+        self.spoken_chars = len(head)
+        return head
 
     def show(self, text: str, round_number: int) -> None:
         """The answer's text as it streams, for a text turn's client (a voice turn says it)."""
