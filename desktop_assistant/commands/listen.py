@@ -1,4 +1,8 @@
-"""``desktop-assistant listen``: push-to-talk, open the mic for one question (bind it to a key)."""
+"""``desktop-assistant listen``: open the mic for one question (bind it to a key).
+
+This is push-to-talk in ``[listen] mode = "push"``, and the same as saying the wake
+word in ``wake`` mode; only ``always`` mode, where the mic is never closed, ignores it.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +20,8 @@ from services.names import MIC
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser = sub.add_parser(
-        "listen", help="push-to-talk: open the mic for one question ([listen] mode = \"push\")"
+        "listen",
+        help='open the mic for one question, as the wake word does ([listen] mode push or wake)',
     )
     parser.set_defaults(func=run)
     return parser
@@ -42,9 +47,9 @@ async def listen(config_dir: str | None) -> int:
             print("no mic service is running: start the assistant or `python -m services.mic`",
                   file=sys.stderr)
             return ExitCode.UNAVAILABLE
-    if config.listen.mode != "push":
-        print('the mic is always listening; set [listen] mode = "push" for push-to-talk',
-              file=sys.stderr)
+    if config.listen.mode == "always":
+        print('the mic is always listening; set [listen] mode = "wake" or "push" to open it'
+              " on request", file=sys.stderr)
     elif beat.state != "ready":
         print(f"the mic is {beat.state}: {beat.detail}", file=sys.stderr)
         return ExitCode.FAILED

@@ -7,8 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bus.client import Bus
-from bus.messages import ListenRequest
+from bus.messages import Heartbeat, ListenRequest
+from services.names import MIC
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
 from tests.helpers.processes import ROOT, Process, python_env
@@ -42,3 +45,32 @@ def test_without_a_mic_it_says_so_after_asking(
 
     request = with_buses(config_folder.endpoints, ["test"], body)
     assert request.src == "cli"
+
+
+@pytest.mark.parametrize(
+    ("mode", "state", "code", "said"),
+    [
+        ("wake", "ready", 0, ""),  # the request opens the mic as the word does: nothing to say
+        ("push", "ready", 0, ""),
+        ("wake", "degraded", 1, "the mic is degraded: no input device"),
+        ("always", "ready", 0, 'set [listen] mode = "wake" or "push"'),
+    ],
+)
+def test_what_it_says_to_a_mic_in_each_mode(
+    broker: Process, config_folder: ConfigFolder, mode: str, state: str, code: int, said: str
+) -> None:
+    """A stand-in mic answers the request with its heartbeat, as the mic service does."""
+    config_folder.write(f'[listen]\nmode = "{mode}"\n')
+
+    async def body(bus: Bus) -> subprocess.CompletedProcess[str]:
+        bus.subscribe(ListenRequest.TOPIC)
+        await bus.wait_path(bus)
+        command = asyncio.ensure_future(asyncio.to_thread(listen, config_folder))
+        assert isinstance(await bus.recv(timeout=20), ListenRequest)
+        bus.publish(Heartbeat(service=MIC, pid=1, state=state, version="t",
+                              detail="no input device"))
+        return await command
+
+    result = with_buses(config_folder.endpoints, ["test"], body)
+    assert result.returncode == code, result.stderr
+    assert said in result.stderr if said else result.stderr == ""
