@@ -70,7 +70,7 @@ def bench_model(runs: int) -> dict[str, Any]:
     return {"load_s": summary(load), "warm_s": summary(warm), "rtf": rtf, "peak_mb": round(peak_mb)}
 
 
-async def _first_audio(bus: Bus, text: str) -> tuple[float, float]:
+async def first_audio(bus: Bus, text: str) -> tuple[float, float]:
     """Seconds to the first sample, and seconds of silence between the pieces (stalls)."""
     turn = new_id()
     started = time.time()
@@ -100,7 +100,7 @@ def bench_first_audio(runs: int) -> dict[str, Any]:
                 for name, text in (("short", SHORT), ("long", LONG)):
 
                     async def body(bus: Bus, text: str = text) -> list[tuple[float, float]]:
-                        return [await _first_audio(bus, text) for _ in range(runs)]
+                        return [await first_audio(bus, text) for _ in range(runs)]
 
                     key = f"{name}{'_with_tone' if tone else ''}"
                     measured = running.session(body)
