@@ -18,7 +18,7 @@ changes nothing for the rest of the assistant."""
 WATCHDOG = "watchdog"
 BRAIN = "brain"
 WYOMING = "wyoming"
-WYOMING = "wyoming"
+SATELLITES = "satellites"
 
 LOCAL_SESSION = "local"
 """The session of the voice turns this machine's mic hears."""

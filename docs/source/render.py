@@ -117,7 +117,7 @@ def render_config() -> str:
     sys.path.insert(0, str(ROOT))
     from pydantic import BaseModel
 
-    from settings.schema import Config, VoiceConfig
+    from settings.schema import Config, SatelliteConfig, VoiceConfig
 
     out: list[str] = []
 
@@ -138,6 +138,8 @@ def render_config() -> str:
                 type_name = " or ".join(f"`{choice}`" for choice in get_args(kind))
             if name == "voice":
                 type_name, default = "tables `[voice.LANG]`", "`it`, `en`"
+            if name == "satellite":
+                type_name, default = "tables `[satellite.NAME]`", "none"
             doc = " ".join((info.description or "").split())
             rows.append(f"| `{name}` | {type_name} | {default} | {doc} |")
         if rows:
@@ -151,6 +153,7 @@ def render_config() -> str:
 
     table(Config, "Top level")
     table(VoiceConfig, "[voice.LANG]")
+    table(SatelliteConfig, "[satellite.NAME]")
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -48,20 +48,22 @@ class WyomingBridge(Service):
         self.waiting: dict[str, asyncio.Queue[Message]] = {}
         """Answers by what they answer: the turn of an utterance, the id of a request."""
 
-    async def transcribe(self, pcm: bytes) -> Transcript | None:
+    async def transcribe(self, pcm: bytes, turn: str | None = None,
+                         site: str | None = None) -> Transcript | None:
         """The text of ``pcm`` (16 kHz mono PCM16), or None when the STT heard no words."""
-        turn = new_id()
+        turn = turn or new_id()
         utterance = Utterance(pcm=pcm, rate=RATE, duration=len(pcm) / 2 / RATE,
-                              speech_end=time.time(), purpose="transcribe", turn=turn)
+                              speech_end=time.time(), purpose="transcribe", turn=turn, site=site)
         with self._asking(turn, utterance) as answers:
             answer = await self._next(answers, "speech to text")
         if isinstance(answer, Error):
             raise BridgeError(f"speech to text failed: {answer.message}", answer.code)
         return answer if isinstance(answer, Transcript) else None
 
-    async def synthesize(self, text: str, lang: str) -> AsyncGenerator[TtsAudio, None]:
+    async def synthesize(self, text: str, lang: str, turn: str | None = None,
+                         site: str | None = None) -> AsyncGenerator[TtsAudio, None]:
         """The audio of ``text`` in the voice of ``lang``, chunk by chunk, until the last."""
-        request = SynthesizeRequest(text=text, lang=lang)
+        request = SynthesizeRequest(text=text, lang=lang, turn=turn, site=site)
         with self._asking(request.id, request) as answers:
             while True:
                 answer = await self._next(answers, "text to speech")

@@ -17,7 +17,8 @@ SERVICES = Path(__file__).resolve().parents[2] / "services"
 ENTRY_POINTS = sorted(p.parent.name for p in SERVICES.glob("*/__main__.py"))
 SHARED = {"tts": "speaker", "tts_espeak": "speaker"}
 """Entry points whose service lives in another package (two voices, one speaker)."""
-CLASS_ELSEWHERE = {"brain": "services.brain.bridge", "wyoming": "services.wyoming.bridge"}
+CLASS_ELSEWHERE = {"brain": "services.brain.bridge", "wyoming": "services.wyoming.bridge",
+                   "satellites": "services.satellites.bridge"}
 """The brain's API (the Wyoming server's connection handler) takes the bridge, and its start
 builds the API (the handlers): apart, or a cycle."""
 START_ELSEWHERE = {"speaker": "services.speaker.serve"}
@@ -26,7 +27,7 @@ START_ELSEWHERE = {"speaker": "services.speaker.serve"}
 
 def test_every_service_process_has_an_entry_point() -> None:
     expected = {"brain", "dialogue", "mic", "stt", "tools", "tts", "tts_espeak", "watchdog",
-                "wyoming"}
+                "wyoming", "satellites"}
     assert set(ENTRY_POINTS) == expected
 
 

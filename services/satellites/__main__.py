@@ -1,0 +1,18 @@
+"""``python -m services.satellites``: serve each configured Wyoming satellite."""
+
+from __future__ import annotations
+
+import sys
+
+from services.names import SATELLITES
+from services.runner import run_service, service_parser
+from services.satellites.service import serve
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = service_parser(SATELLITES, "Answer the questions of each Wyoming satellite.")
+    return run_service(SATELLITES, parser.parse_args(argv), serve)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

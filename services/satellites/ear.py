@@ -1,0 +1,83 @@
+"""What the assistant hears in one satellite's stream: our wake word, then a question.
+
+The same parts as the local mic (microWakeWord, Silero and its segmenter), fed
+from the satellite's audio instead of the sound card. Everything counts in
+sample positions, so audio that arrives faster or slower than real time is
+cut the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from services.mic.segmenter import Began, Ended, Segmenter
+from services.mic.vad import FRAME, RATE, SpeechScorer, to_float
+from services.mic.wake import WakeDetector
+from settings.schema import VadConfig
+
+
+@dataclass(frozen=True)
+class Woke:
+    """Our wake word was heard; the question follows."""
+
+    word: str
+
+
+Heard = Woke | Began | Ended
+
+
+class Ear:
+    """Fed 16 kHz mono PCM16 with :meth:`hear`; says what it heard in it."""
+
+    def __init__(self, vad: VadConfig, scorer: SpeechScorer,
+                 wake: Callable[[], WakeDetector] | None, listen_window: float) -> None:
+        self.segmenter = Segmenter(vad)
+        self.scorer = scorer
+        self.wake_factory = wake
+        self.wake: WakeDetector | None = None
+        self.listen_window = round(listen_window * RATE)
+        """Samples after the wake word within which the question must start."""
+        self.pending = bytearray()
+        self.awake_until: int | None = None
+        """While waiting for speech after the word: the sample position where it gives up."""
+
+    def expect(self, wake_word: bool) -> None:
+        """Start over: wait for the wake word first (``wake_word``), or for speech at once."""
+        self.wake = self.wake_factory() if wake_word and self.wake_factory else None
+        self.awake_until = None
+        self.pending.clear()
+        self.segmenter.reset()
+        self.scorer.reset()
+
+    @property
+    def waits_for_word(self) -> bool:
+        return self.wake is not None and self.awake_until is None
+
+    def hear(self, pcm: bytes) -> list[Heard]:
+        if self.waits_for_word:
+            assert self.wake is not None
+            if not self.wake.hear(pcm):
+                return []
+            self.awake_until = self.segmenter.position + self.listen_window
+            return [Woke(self.wake.word)]  # the rest of this chunk is still the word
+        heard: list[Heard] = []
+        self.pending += pcm
+        while len(self.pending) >= 2 * FRAME:
+            frame = bytes(self.pending[: 2 * FRAME])
+            del self.pending[: 2 * FRAME]
+            for event in self.segmenter.push(frame, self.scorer(to_float(frame))):
+                if isinstance(event, Began | Ended):
+                    heard.append(event)
+        if self._gave_up(heard):
+            self.expect(wake_word=True)
+        return heard
+
+    def _gave_up(self, heard: list[Heard]) -> bool:
+        """After the word, no speech began within the window: back to the word."""
+        if self.awake_until is None:
+            return False
+        if any(isinstance(event, Began) for event in heard) or self.segmenter.audio is not None:
+            self.awake_until = self.segmenter.position + self.listen_window  # speech goes on
+            return False
+        return self.segmenter.position >= self.awake_until

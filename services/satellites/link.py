@@ -1,0 +1,217 @@
+"""One satellite: connect as Home Assistant does, hear its questions, answer into its speaker.
+
+The assistant is the client: it connects to the ``wyoming-satellite`` program and
+sends ``run-satellite``; the satellite answers with ``run-pipeline`` (starting at
+``wake`` when it has no wake word of its own, at ``asr`` after its own word) and
+streams its mic. Our ear cuts the question out of the stream (after our wake word
+when asked), and the turn answers with the events Home Assistant sends:
+``detection``, ``voice-started``, ``voice-stopped``, ``transcript``, the answer's
+``audio-start``/``-chunk``/``-stop`` and ``synthesize``. The mic's audio that
+arrives while the turn runs and its answer plays is not heard (the satellite's mic
+would hear our own answer). A satellite that is down or hangs up is tried again
+with exponential backoff; a turn in progress is dropped with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+
+from wyoming.asr import Transcript as WyomingTranscript
+from wyoming.audio import AudioChunk, AudioChunkConverter, AudioStop
+from wyoming.client import AsyncTcpClient
+from wyoming.event import Event
+from wyoming.pipeline import PipelineStage, RunPipeline
+from wyoming.satellite import RunSatellite
+from wyoming.vad import VoiceStarted, VoiceStopped
+from wyoming.wake import Detection
+
+from bus.message import new_id
+from bus.messages import VolumeState
+from services.phrases import apology
+from services.satellites.answer import Answer, Send
+from services.satellites.bridge import BridgeError, SatelliteBridge
+from services.satellites.ear import Began, Ear, Ended, Woke
+from services.speaker.volume import Volume
+from settings.schema import SatelliteConfig
+
+log = logging.getLogger(__name__)
+
+FIRST_RETRY = 0.5
+LAST_RETRY = 30.0
+"""Seconds between tries to reach a satellite that is down: doubling from the first to
+the last, so a satellite gone for the night costs two connection attempts a minute."""
+CONNECT_TIMEOUT = 5.0
+DEAF_TAIL = 0.5
+"""Seconds after the answer's audio should have ended before the satellite's mic is
+heard again (its playback starts a little after our first chunk)."""
+
+Report = Callable[[str, str], None]
+"""Told (satellite name, its state in words) on every change."""
+
+
+class SatelliteLink:
+    def __init__(self, name: str, settings: SatelliteConfig, bridge: SatelliteBridge,
+                 ear: Ear, volume: Volume, voices: Callable[[str], str], lang: str,
+                 report: Report) -> None:
+        self.name = name
+        host, _, port = settings.uri.removeprefix("tcp://").rpartition(":")
+        self.address = (host.strip("[]"), int(port))
+        self.settings = settings
+        self.bridge = bridge
+        self.ear = ear
+        self.volume = volume
+        self.voices = voices
+        self.lang = lang
+        self.report = report
+        self.converter = AudioChunkConverter(rate=16000, width=2, channels=1)
+        self.turn: asyncio.Task[None] | None = None
+        self.hearing = True
+        """False while a turn runs and its answer plays."""
+        self.deafness: asyncio.TimerHandle | None = None
+        self.our_wake_word = True
+        self.speaks = True
+        self.send: Send = _unconnected
+
+    async def run(self) -> None:
+        """Serve the satellite until cancelled, reconnecting whenever it goes away."""
+        delay = FIRST_RETRY
+        while True:
+            client = AsyncTcpClient(*self.address)
+            try:
+                async with asyncio.timeout(CONNECT_TIMEOUT):
+                    await client.connect()
+            except (OSError, TimeoutError) as exc:
+                self.report(self.name, f"unreachable ({exc or 'timed out'}); "
+                                       f"trying again in {delay:g} s")
+                await asyncio.sleep(delay)
+                delay = min(2 * delay, LAST_RETRY)
+                continue
+            self._hear_again()
+            log.info("satellite %s: connected to %s:%d", self.name, *self.address)
+            try:
+                if await self._serve(client):
+                    delay = FIRST_RETRY  # it served: a hang-up now is news, not a loop
+                why = "hung up"
+            except OSError as exc:
+                why = f"lost ({exc})"
+            finally:
+                await self._drop_turn()
+                with contextlib.suppress(Exception):
+                    await client.disconnect()
+            log.warning("satellite %s: %s", self.name, why)
+            self.report(self.name, f"{why}; trying again in {delay:g} s")
+            await asyncio.sleep(delay)
+            delay = min(2 * delay, LAST_RETRY)
+
+    async def _serve(self, client: AsyncTcpClient) -> bool:
+        """Run the satellite until it hangs up; True when it sent anything."""
+        self.send = client.write_event
+        await client.write_event(RunSatellite().event())
+        served = False
+        while (event := await client.read_event()) is not None:
+            served = True
+            if RunPipeline.is_type(event.type):
+                self._pipeline(RunPipeline.from_event(event))
+            elif AudioChunk.is_type(event.type):
+                await self._audio(AudioChunk.from_event(event))
+            elif AudioStop.is_type(event.type):  # its own VAD gave up waiting for a word
+                self.ear.expect(self.our_wake_word)
+        return served
+
+    def _pipeline(self, pipeline: RunPipeline) -> None:
+        self.our_wake_word = self.settings.wake and pipeline.start_stage == PipelineStage.WAKE
+        self.speaks = pipeline.end_stage in (PipelineStage.TTS, None)
+        if self.turn is None:
+            self.ear.expect(self.our_wake_word)
+
+    async def _audio(self, chunk: AudioChunk) -> None:
+        if not self.hearing:
+            return  # the question is being answered: what the mic hears now is us
+        for heard in self.ear.hear(self.converter.convert(chunk).audio):
+            if isinstance(heard, Woke):
+                await self.send(Detection(name=heard.word).event())
+            elif isinstance(heard, Began):
+                await self.send(VoiceStarted().event())
+            elif isinstance(heard, Ended):
+                await self.send(VoiceStopped().event())
+                self.hearing = False
+                self.report(self.name, "answering")
+                self.turn = asyncio.ensure_future(self._turn(heard.pcm))
+                self.turn.add_done_callback(self._turn_done)
+                return
+
+    def _turn_done(self, task: asyncio.Task[None]) -> None:
+        self.turn = None
+        if not task.cancelled() and task.exception() is not None:
+            log.error("satellite %s: the turn failed", self.name, exc_info=task.exception())
+        if self.deafness is None:
+            self._hear_again()
+
+    def _hear_again(self) -> None:
+        self.deafness = None
+        self.ear.expect(self.our_wake_word)
+        self.hearing = True
+        self.report(self.name, "listening")
+
+    async def _drop_turn(self) -> None:
+        if self.deafness is not None:
+            self.deafness.cancel()
+            self.deafness = None
+        if self.turn is not None:
+            self.turn.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.turn
+            self.turn = None
+
+    async def _turn(self, pcm: bytes) -> None:
+        turn = new_id()
+        lang = self.lang
+        try:
+            transcript = await self.bridge.transcribe(pcm, turn, self.name)
+        except BridgeError as exc:
+            log.warning("satellite %s: turn %s: %s", self.name, turn, exc)
+            await self.send(WyomingTranscript(text="").event())
+            await self._say_apology(exc.code, lang, turn)
+            return
+        text = transcript.text.strip() if transcript is not None else ""
+        if transcript is not None and transcript.lang:
+            lang = transcript.lang
+        await self.send(WyomingTranscript(text=text, language=lang).event())
+        if not text:
+            return
+        log.info("satellite %s: turn %s: %r", self.name, turn, text)
+        before = self.volume.value
+        answer = Answer(self.bridge, self._send_audio, self.name, turn, lang,
+                        self.voices(lang), self.volume)
+        try:
+            spoken = await answer.answer(text)
+        except BridgeError as exc:
+            log.warning("satellite %s: turn %s: %s", self.name, turn, exc)
+            answer.say(apology(exc.code, lang)[0])
+            spoken = await answer.finish()
+        except BaseException:
+            answer.cancel()
+            raise
+        if self.volume.value != before:
+            self.bridge.bus.publish(VolumeState(volume=self.volume.value, site=self.name,
+                                                turn=turn))
+        # Its audio began playing before now: deaf until it must have ended.
+        self.deafness = asyncio.get_running_loop().call_later(
+            spoken.seconds + DEAF_TAIL, self._hear_again)
+
+    async def _say_apology(self, code: str, lang: str, turn: str) -> None:
+        answer = Answer(self.bridge, self._send_audio, self.name, turn, lang,
+                        self.voices(lang), self.volume)
+        answer.say(apology(code, lang)[0])
+        await answer.finish()
+
+    async def _send_audio(self, event: Event) -> None:
+        if self.speaks:
+            await self.send(event)
+
+
+async def _unconnected(event: Event) -> None:
+    raise ConnectionError("not connected to the satellite")

@@ -1,0 +1,109 @@
+"""The satellites' start: one link per ``[satellite.NAME]``, each in its own task.
+
+Each satellite is a site: its questions go to the dialogue in the session named
+after it, its answers to its own speaker at its own volume (saved across
+restarts under the state folder), and its failures are apologized for in its
+own room. One satellite that is slow, down or gone never holds up the others:
+each link waits only on its own connection. The heartbeat's detail says how
+each satellite is (``listening``, ``answering``, or why it cannot be reached and
+when it is tried again; ``doctor`` and the tap show it); ``degraded`` while one
+cannot be reached. Without satellites the process idles on the bus, so the
+Procfile and the systemd units keep one list of processes whatever the config.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from bus.client import Bus
+from services.mic.vad import load_scorer
+from services.mic.wake import WakeDetector
+from services.satellites.bridge import SatelliteBridge
+from services.satellites.ear import Ear
+from services.satellites.link import SatelliteLink
+from services.speaker.volume import Volume, VolumeStore
+from services.wyoming.info import voice_languages
+from services.wyoming.service import wake_factory
+from settings import Config
+from settings.schema import WakeConfig
+from settings.state import state_dir
+
+log = logging.getLogger(__name__)
+
+
+async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
+    if not config.satellite:
+        log.info("satellites: none configured ([satellite.NAME] uri = ...); idling")
+        bus.set_state("ready", "no satellites")
+        await asyncio.Event().wait()
+    # A turn's answer may take as long as the watchdog lets any turn take.
+    bridge = SatelliteBridge(bus, config.watchdog.stall)
+    bridge.subscribe(bus)
+    await bus.wait_connected()  # answers to our first question cannot pass us by
+    wake = our_wake_word(config.wake)
+    states = SiteStates(bus, list(config.satellite))
+    folder = state_dir() / "satellites"
+    for name, settings in config.satellite.items():
+        if settings.wake and wake is None:
+            log.warning("satellite %s: no wake word here; every speech is a question", name)
+        link = SatelliteLink(
+            name, settings, bridge,
+            Ear(config.vad, load_scorer(config.vad.engine), wake, config.listen.timeout),
+            Volume(config.audio.volume, VolumeStore(volume_file(folder, name))),
+            Voices(config), config.audio.default_lang, states.report,
+        )
+        bridge.tasks.spawn(link.run())
+    try:
+        await bridge.serve()
+    finally:
+        await bridge.tasks.close(timeout=2)
+
+
+def our_wake_word(config: WakeConfig) -> Callable[[], WakeDetector] | None:
+    """A new detector per satellite stream, or None when the mic's wake word is not
+    installed here (the Wyoming server's check: the model must load)."""
+    if wake_factory(config) is None:
+        return None
+    return functools.partial(WakeDetector, config)
+
+
+def volume_file(folder: Path, name: str) -> Path:
+    return folder / f"{name}.volume.json"
+
+
+class Voices:
+    """The ``[voice.*]`` key that speaks a language, else the default language's."""
+
+    def __init__(self, config: Config) -> None:
+        self.languages = voice_languages(config)
+        self.default = config.audio.default_lang
+
+    def __call__(self, lang: str) -> str:
+        wanted = lang.lower()
+        for key, langs in self.languages.items():
+            if wanted in langs or wanted.split("-")[0] in langs:
+                return key
+        return self.default
+
+
+class SiteStates:
+    """Each satellite's state in the heartbeat: ``ready`` when all are connected."""
+
+    def __init__(self, bus: Bus, names: list[str]) -> None:
+        self.bus = bus
+        self.states = dict.fromkeys(names, "connecting")
+        self._show()
+
+    def report(self, name: str, state: str) -> None:
+        self.states[name] = state
+        self._show()
+
+    def _show(self) -> None:
+        detail = "; ".join(f"{name} {state}" for name, state in self.states.items())
+        ok = all(state in ("listening", "answering") for state in self.states.values())
+        self.bus.set_state("ready" if ok else "degraded", detail)
