@@ -75,6 +75,7 @@ def as_dict(timeline: Timeline) -> dict[str, Any]:
     origin = timeline.origin
     return {
         "turn": timeline.turn,
+        "site": timeline.site,
         "text": timeline.text,
         "stages": timeline.stages,
         "tools": [
@@ -102,7 +103,8 @@ def as_line(timeline: Timeline) -> str:
     error = f" error={timeline.error}" if timeline.error else ""
     error += f" by={timeline.answered_by}" if timeline.answered_by else ""
     text = " · ".join(part for _, part in parts)
-    return f"turn {timeline.turn} {timeline.text[:40]!r}: {text}{error}"
+    site = f" in {timeline.site}" if timeline.site else ""
+    return f"turn {timeline.turn}{site} {timeline.text[:40]!r}: {text}{error}"
 
 
 async def trace_turns(bus: Bus, as_json: bool, out: TextIO) -> None:

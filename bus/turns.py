@@ -121,6 +121,9 @@ class Timeline:
     answered_by: str = ""
     """What answered: the intent a trace mark ``intent`` names, ``LLM`` once a request
     to the model went out, "" before either."""
+    site: str | None = None
+    """The room the turn belongs to: the site of its first message that names one (a
+    satellite's turn is asked with its site; not every answer repeats it)."""
 
     @classmethod
     def of(cls, turn: str, messages: Iterable[Message]) -> Timeline:
@@ -152,6 +155,7 @@ class Timeline:
 
     def add(self, msg: Message) -> None:
         self.first_seen = min(self.first_seen, msg.ts)
+        self.site = self.site or msg.site
         stage = stage_of(msg)
         if isinstance(msg, SpeechEnded | Utterance | Transcript) and msg.speech_end:
             if not getattr(msg, "partial", False):  # a partial's end may not be the last

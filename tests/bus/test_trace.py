@@ -41,7 +41,8 @@ def test_text_turn_completes_on_reply() -> None:
     question, reply = text_turn("t2")
     assert fold.feed(question, 0.0) == []
     (done,) = fold.feed(reply, 0.0)
-    assert as_dict(done) == {"turn": "t2", "text": "hi", "stages": {"ask": 0.0, "reply": 0.4},
+    assert as_dict(done) == {"turn": "t2", "site": None, "text": "hi",
+                             "stages": {"ask": 0.0, "reply": 0.4},
                              "tools": [], "error": "llm-error", "answered_by": ""}
     assert as_line(done) == "turn t2 'hi': ask 0.00s · reply 0.40s error=llm-error"
 
@@ -53,6 +54,18 @@ def test_a_question_without_a_turn_id_is_its_turns_first_message() -> None:
     assert fold.feed(QuestionRequest(id="q1", ts=1.0, session="cli", text="hi there"), 0.0) == []
     (done,) = fold.feed(Reply(turn="q1", ts=1.4, reply_to="q1", session="cli", text="Hi."), 0.0)
     assert as_line(done) == "turn q1 'hi there': ask 0.00s · reply 0.40s"
+
+
+def test_a_satellites_turn_is_labelled_by_its_room() -> None:
+    """The question names the satellite's site; the answers after it need not."""
+    fold = TurnFold()
+    question = QuestionRequest(id="k1", turn="k1", site="kitchen", ts=1.0, session="kitchen",
+                               text="is it raining")
+    assert fold.feed(question, 0.0) == []
+    (done,) = fold.feed(Reply(turn="k1", ts=1.5, reply_to="k1", session="kitchen",
+                              text="No."), 0.0)
+    assert as_dict(done)["site"] == "kitchen"
+    assert as_line(done) == "turn k1 in kitchen 'is it raining': ask 0.00s · reply 0.50s"
 
 
 def test_a_turn_shows_what_answered_it_an_intent_or_the_llm() -> None:
