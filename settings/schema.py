@@ -156,7 +156,8 @@ class ListenConfig(Table):
     timeout: float = Field(8.0, gt=0)
     """Wake word and push-to-talk: seconds the opened mic waits for speech to start."""
     follow_up: float = Field(6.0, ge=0)
-    """Wake word and push-to-talk: seconds the mic stays open for a follow-up question."""
+    """Wake word and push-to-talk: seconds the mic stays open for a follow-up question
+    (also a satellite's stream with our wake word)."""
     reply_timeout: float = Field(90.0, gt=0)
     """Wake word and push-to-talk: seconds to wait for the answer before the conversation
     ends."""
@@ -213,6 +214,10 @@ class AudioConfig(Table):
     """Characters of the shortest piece synthesized at a time: the first of a reply, or
     any piece when nothing is left to play. Shorter starts the answer sooner; longer
     sounds more natural (the voice's intonation falls at every cut)."""
+    echo_cancel: bool = False
+    """Remove the assistant's own voice from what the mic hears (speexdsp's canceller, fed
+    with what the speaker played): then plain speech, not only the wake word,
+    interrupts an answer. Needs the mic and the speaker on one machine."""
 
 
 class DialogueConfig(Table):
@@ -227,10 +232,6 @@ class DialogueConfig(Table):
     speculative: bool = True
     """Start a voice turn's first LLM round on the STT's guess while the end-of-speech
     window runs; the audio side plays it only once the final transcript confirms it."""
-    api_key: str = ""
-    """The LLM server's API key, sent as ``Authorization: Bearer KEY`` (``vllm --api-key``,
-    LiteLLM, hosted endpoints): the key itself, or ``env:NAME`` to read it from the
-    environment variable NAME. Never logged; ``config show`` prints ``***``. Empty: none."""
     api_key: str = ""
     """The LLM server's API key, sent as ``Authorization: Bearer KEY`` (``vllm --api-key``,
     LiteLLM, hosted endpoints): the key itself, or ``env:NAME`` to read it from the

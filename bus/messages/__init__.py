@@ -36,6 +36,7 @@ from bus.messages.tools import (
 from bus.messages.trace import TraceMark
 from bus.messages.tts import (
     Interrupted,
+    Played,
     Speaking,
     SpeakRequest,
     Spoken,
@@ -53,6 +54,7 @@ __all__ = [
     "Heartbeat",
     "HistoryCleared",
     "Interrupted",
+    "Played",
     "ListenClosed",
     "ListenRequest",
     "Probe",

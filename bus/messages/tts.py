@@ -118,3 +118,17 @@ class Interrupted(Message):
     """A piece was cut in the middle (False: the cut fell between pieces)."""
     silent: float
     """Epoch time the fade ended at the sound card, as the audio device reports it."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class Played(Message):
+    """What the speaker sent to the sound card, as 16 kHz mono PCM16 in frames of about
+    40 ms, while it plays: the reference the mic's echo canceller removes from what it
+    hears (``[audio] echo_cancel``). Silence is not sent: no frame means nothing played."""
+
+    TOPIC = "tts.played"
+    pcm: bytes
+    """16 kHz mono PCM16 little-endian, at the volume it was played."""
+    start: float
+    """Epoch time its first sample reaches the sound card, as the audio device reports it."""

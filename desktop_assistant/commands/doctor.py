@@ -6,6 +6,7 @@ import argparse
 import json
 
 from desktop_assistant.doctor import local, remote
+from desktop_assistant.doctor.echo import check_echo
 from desktop_assistant.doctor.result import Check, render_table
 from desktop_assistant.exit_codes import ExitCode
 
@@ -24,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
     config, checks = local.check_config(args.config)
     if config is not None:
         checks += local.check_audio(config)
+        checks += check_echo(config)
         checks += local.check_stt(config)
         checks += local.check_tts(config)
         checks += remote.run_remote(config, args.listen)

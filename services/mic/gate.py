@@ -40,11 +40,14 @@ class PushState:
 
 
 class Gate:
-    def __init__(self, listen: ListenConfig, vad: VadConfig) -> None:
+    def __init__(self, listen: ListenConfig, vad: VadConfig, echo_cancelled: bool = False) -> None:
         self.push = listen.mode != "always"
         """The mic opens on demand (the wake word or push-to-talk) and closes again."""
         self.listen = listen
-        self.deaf_tail = vad.deaf_tail
+        self.echo_cancelled = echo_cancelled
+        """The assistant's voice is taken out of the audio: the mic hears while it speaks
+        (speech then interrupts it), and needs no deaf time after it."""
+        self.deaf_tail = 0.0 if echo_cancelled else vad.deaf_tail
         self.speaking = False
         self.deaf_until = -math.inf
         self.state = PushState()
@@ -68,6 +71,8 @@ class Gate:
         if self.speaking and captured > self.speaker_alive_until:
             log.warning("%s stopped sending heartbeats while speaking: hearing again", self.speaker)
             self.on_speaking(False, self.speaker_alive_until)
+        if self.speaking and self.echo_cancelled:
+            return True
         if self.speaking or captured < max(self.deaf_until, self.barging_until):
             return False
         if not self.push:
@@ -94,7 +99,8 @@ class Gate:
         self.speaking_turn = turn if speaking else None
         if speaking:
             self.speaker, self.speaker_alive_until = speaker, math.inf
-            if self.state.phase == CAPTURING:  # the utterance is lost; listen again later
+            if self.state.phase == CAPTURING and not self.echo_cancelled:  # the utterance is
+                # lost (the mic goes deaf); listen again later
                 self._open(self.state.window, when)
             return
         self.deaf_until = when + self.deaf_tail
@@ -136,12 +142,14 @@ class Gate:
         the speaker fades out; the mic opens for the question once it is silent."""
         log.info("barge-in: the assistant is interrupted, listening")
         self.cut_turn, self.speaking, self.speaking_turn = self.speaking_turn, False, None
-        self.barging_until = when + BARGE_WAIT
+        if not self.echo_cancelled:
+            self.barging_until = when + BARGE_WAIT
         self._open(self.listen.timeout, when)
 
     def on_interrupted(self, silent: float) -> None:
         """The speaker's audio fell silent at ``silent`` after the barge-in."""
-        self.barging_until = silent + BARGE_MARGIN
+        if not self.echo_cancelled:
+            self.barging_until = silent + BARGE_MARGIN
         if self.state.phase == OPEN:
             self.state.deadline = self.barging_until + self.state.window
 

@@ -23,6 +23,7 @@ from bus.messages import (
     Interrupted,
     ListenClosed,
     ListenRequest,
+    Played,
     Reply,
     Speaking,
     SpeculativeTranscript,
@@ -36,6 +37,7 @@ from services.base import Service
 from services.mic.card import capture
 from services.mic.convert import AudioFileError
 from services.mic.earcon import Earcon
+from services.mic.echo import EchoCanceller
 from services.mic.endpointing import TurnModel, load_turn_model
 from services.mic.gate import Gate
 from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
@@ -55,16 +57,18 @@ class Listener(Service):
     def __init__(
         self, bus: Bus, listen: ListenConfig, vad: VadConfig, scorer: SpeechScorer,
         wake: WakeDetector | None = None, earcon: Earcon | None = None,
-        turn_model: TurnModel | None = None,
+        turn_model: TurnModel | None = None, echo: EchoCanceller | None = None,
     ) -> None:
         super().__init__(bus)
+        self.echo = echo
+        """Takes the assistant's voice out of every block before anything hears it."""
         self.wake = wake
         """Runs on every block, even while the mic is deaf or closed (nothing it hears
         leaves the process before the word)."""
         self.earcon = earcon
         self.woken: str | None = None
         """The turn the wake word started, until its speech starts or the mic closes."""
-        self.gate = Gate(listen, vad)
+        self.gate = Gate(listen, vad, echo_cancelled=echo is not None)
         self.segmenter = Segmenter(vad, turn_model)
         self.partial = (0.0, 0)
         """The latest partial's speech end: as the bus has it, and as a sample position."""
@@ -92,6 +96,9 @@ class Listener(Service):
     # -- audio ------------------------------------------------------------------------
 
     def hear(self, block: Block) -> None:
+        if self.echo is not None:
+            pcm, end = self.echo.clean(block.pcm, block.end)
+            block = Block(pcm, end, block.fresh)
         if block.fresh and self.wake is not None:
             self.wake.reset()
         if self.wake is not None and self.wake.hear(block.pcm):
@@ -107,11 +114,7 @@ class Listener(Service):
         assert self.wake is not None
         turn = new_id()
         if self.gate.speaking:  # the word always interrupts the assistant
-            barge_in = BargeIn(reason="wake", interrupted=self.gate.speaking_turn or "",
-                               heard=heard, turn=turn)
-            self.barge_in = barge_in.id
-            self.bus.publish(barge_in)
-            self.gate.on_barge_in(heard)
+            self._barge_in("wake", heard, turn)
         elif not self.gate.on_wake(heard):
             log.info("wake word heard while deaf or already listening: ignored")
             return
@@ -121,6 +124,14 @@ class Listener(Service):
         self.bus.publish(WakeWordHeard(word=self.wake.word, heard=heard, turn=self.woken))
         if self.earcon is not None:
             self.earcon.play()
+
+    def _barge_in(self, reason: str, heard: float, turn: str) -> None:
+        barge_in = BargeIn(reason=reason, interrupted=self.gate.speaking_turn or "",
+                           heard=heard, turn=turn)
+        log.info("turn %s: barge-in by %s", turn, reason)
+        self.barge_in = barge_in.id
+        self.bus.publish(barge_in)
+        self.gate.on_barge_in(heard)
 
     def _hear(self, block: Block) -> None:
         if block.fresh:
@@ -158,6 +169,8 @@ class Listener(Service):
     def _publish(self, event: Event) -> None:
         if isinstance(event, Began):
             self.turn, self.woken = self.woken or new_id(), None
+            if self.gate.speaking:  # only with echo cancellation: speech interrupts
+                self._barge_in("speech", self._epoch(event.start), self.turn)
             log.debug("turn %s: speech started", self.turn)
             self.bus.publish(SpeechStarted(turn=self.turn))
             self.gate.on_speech_started(self.turn)
@@ -193,6 +206,10 @@ class Listener(Service):
         if msg.reply_to == self.barge_in:
             self.gate.on_interrupted(msg.silent)
 
+    def _played(self, msg: Played) -> None:
+        if self.echo is not None:
+            self.echo.played(msg.pcm, msg.start)
+
     def _heartbeat(self, msg: Heartbeat) -> None:
         self.gate.on_heartbeat(msg.service, msg.state, msg.ts, msg.interval)
 
@@ -217,6 +234,7 @@ class Listener(Service):
     HANDLERS = {
         Speaking: _speaking,
         Interrupted: _interrupted,
+        Played: _played,
         ListenRequest: _listen,
         Reply: _reply,
         Error: _lost,
@@ -232,7 +250,8 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     wake = WakeDetector(config.wake) if config.listen.mode == "wake" else None
     earcon = Earcon() if wake is not None and config.wake.earcon and not args.wav else None
     turn_model = load_turn_model(config.vad)
-    listener = Listener(bus, config.listen, config.vad, scorer, wake, earcon, turn_model)
+    echo = EchoCanceller() if config.audio.echo_cancel else None
+    listener = Listener(bus, config.listen, config.vad, scorer, wake, earcon, turn_model, echo)
     if args.wav:
         bus.set_state("ready", "replaying files")
         tail = config.vad.silence + 0.2

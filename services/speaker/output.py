@@ -27,16 +27,20 @@ OUTPUT_LATENCY = 0.1
 through PulseAudio's ALSA plugin each underrun costs seconds of stalled playback."""
 
 StateCallback = Callable[[str, str], None]
+PlayedCallback = Callable[[bytes, float], None]
 
 
 class AudioOutput:
     def __init__(
-        self, playback: PlaybackQueue, rate: int, device: str, on_state: StateCallback
+        self, playback: PlaybackQueue, rate: int, device: str, on_state: StateCallback,
+        on_played: PlayedCallback | None = None,
     ) -> None:
         self._playback = playback
         self._rate = rate
         self._device = device
         self._on_state = on_state
+        self._on_played = on_played
+        """Gets a copy of every buffer the device plays, and when (the echo reference)."""
         self._stop = threading.Event()
         self._last_callback = 0.0
         self._frames = 0
@@ -125,6 +129,8 @@ class AudioOutput:
         self._frames += frames
         delay = max(0.0, times.outputBufferDacTime - times.currentTime)
         self._playback.fill(outdata, frames * 2, self._rate, delay)
+        if self._on_played is not None:
+            self._on_played(bytes(outdata), time.time() + delay)
 
     def _drain_by_clock(self, seconds: float) -> None:
         block = bytearray(2 * int(self._rate * CLOCK_BLOCK))

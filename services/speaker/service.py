@@ -36,6 +36,7 @@ from services.speaker.output import AudioOutput
 from services.speaker.pcm import TONE_GAP, ack_tone, seconds_of, silence, to_pcm16
 from services.speaker.playback import PlaybackEvent, PlaybackQueue, Segment
 from services.speaker.recording import TurnRecorder
+from services.speaker.reference import Reference
 from services.speaker.synthesis import Job, Line, LineEnd, SynthesisWorker, Synthesizer, TurnEnd
 from services.speaker.tracing import trace_start
 from services.speaker.turns import Turns
@@ -94,11 +95,14 @@ class Speaker(Service):
             failed=lambda line, error: in_loop(self._synthesis_failed, line, error),
             shortest=self.audio.first_piece,
         )
+        reference = Reference(self.synth.sample_rate, self.bus.publish)
         output = AudioOutput(
             self.playback,
             self.synth.sample_rate,
             self.audio.output,
             on_state=lambda state, detail: in_loop(self.bus.set_state, state, detail),
+            on_played=(lambda pcm, start: in_loop(reference.add, pcm, start))
+            if self.audio.echo_cancel else None,
         )
         pump = threading.Thread(
             target=self._pump_events, args=(in_loop,), name="playback-events", daemon=True
