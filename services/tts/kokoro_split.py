@@ -16,6 +16,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from services.tts.embedded import PackagedModel
+
 log = logging.getLogger(__name__)
 
 FEATURES = "/encoder/MatMul_1_output_0"
@@ -34,10 +36,9 @@ class SplitModel:
     decoder: Path
 
 
-def split_model(model: Path, cache: Path) -> SplitModel | None:
+def split_model(model: Path | PackagedModel, cache: Path) -> SplitModel | None:
     """The two halves of ``model`` (made once, then reused), or None when it cannot be split."""
-    key = _key(model)
-    halves = SplitModel(cache / f"{key}.text.onnx", cache / f"{key}.decoder.onnx")
+    halves = halves_of(model, cache)
     if halves.text.is_file() and halves.decoder.is_file():
         return halves
     try:
@@ -48,18 +49,30 @@ def split_model(model: Path, cache: Path) -> SplitModel | None:
     return halves
 
 
-def _key(model: Path) -> str:
-    """Names the halves after the model's path, size and time: a new model gets new halves."""
+def halves_of(model: Path | PackagedModel, cache: Path) -> SplitModel:
+    """Where the halves of ``model`` are cached, made or not."""
+    key = _key(model)
+    return SplitModel(cache / f"{key}.text.onnx", cache / f"{key}.decoder.onnx")
+
+
+def _key(model: Path | PackagedModel) -> str:
+    """Names the halves after the model's path, size and time (the packaged one: its sha256):
+    a new model gets new halves."""
+    if isinstance(model, PackagedModel):
+        return f"{model.stem}-{model.sha256[:12]}"
     stat = model.stat()
     source = f"{model.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
     return f"{model.stem}-{hashlib.sha256(source.encode()).hexdigest()[:12]}"
 
 
-def _split(model: Path, halves: SplitModel) -> None:
+def _split(model: Path | PackagedModel, halves: SplitModel) -> None:
     import onnx
     from onnx.utils import Extractor
 
-    graph = onnx.load(str(model))
+    if isinstance(model, PackagedModel):
+        graph = onnx.load_model_from_string(model.read())
+    else:
+        graph = onnx.load(str(model))
     names = {output for node in graph.graph.node for output in node.output}
     missing = [name for name in (FEATURES, PITCH, ENERGY) if name not in names]
     if missing:

@@ -13,7 +13,7 @@ import numpy as np
 from services.speaker.pcm import Samples
 from services.speaker.voices import VoiceError, voice_for
 from services.tts.blends import Voice, resolve_tables
-from services.tts.embedded import cache_dir, model_and_voices
+from services.tts.embedded import PackagedModel, cache_dir, model_and_voices
 from services.tts.kokoro_split import split_model
 from services.tts.kokoro_stream import SECONDS_PER_FRAME, StreamingDecoder
 from settings import Config
@@ -155,8 +155,18 @@ def open_kokoro(config: Config) -> KokoroVoice:
     return voice
 
 
-def _session(ort: Any, path: Path, options: Any) -> Any:
-    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+def _session(ort: Any, model: Path | PackagedModel, options: Any) -> Any:
+    if not isinstance(model, PackagedModel):
+        return ort.InferenceSession(
+            str(model), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+    session = ort.InferenceSession(
+        model.read(), sess_options=options, providers=["CPUExecutionProvider"]
+    )
+    # A session made from bytes has no model path, and kokoro-onnx only checks that its
+    # path exists: the first part stands for the model it starts.
+    session._model_path = str(model.first_part())
+    return session
 
 
 def warm_up(voice: KokoroVoice) -> None:

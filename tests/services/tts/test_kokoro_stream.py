@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import astuple
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from services.tts.embedded import cache_dir, model_and_voices
-from services.tts.kokoro_split import split_model
+from services.tts.kokoro_split import halves_of, split_model
 from services.tts.kokoro_stream import (
     CONTEXT,
     END_PAD,
@@ -255,6 +256,21 @@ def test_the_halves_are_made_once(tmp_path: Path) -> None:
     again = split_model(model, tmp_path)
     assert again == first and again.decoder.stat().st_mtime_ns == made
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no leftovers
+
+
+def test_the_embedded_model_is_on_disk_once_inside_its_packages(tmp_path: Path) -> None:
+    # A copy that earlier versions assembled from the packages is removed, none is made:
+    # the cache holds only the streamed decoder's two halves, split from memory.
+    assembled = tmp_path / "kokoro-v1.0.int8.onnx"
+    assembled.write_bytes(b"an assembled copy")
+    for half in astuple(halves_of(assembled, tmp_path)):
+        half.write_bytes(b"a half split from the assembled copy")
+    model, _, _ = model_and_voices("", "", tmp_path)
+    halves = split_model(model, tmp_path)
+    assert halves is not None
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [halves.text.name, halves.decoder.name]
+    )
 
 
 def test_a_model_of_another_shape_is_spoken_whole(tmp_path: Path) -> None:
