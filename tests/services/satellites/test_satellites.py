@@ -20,17 +20,10 @@ import pytest
 
 from bus.client import Bus
 from bus.messages import Heartbeat, VolumeState
-from services.mic.convert import decode_file
 from tests.helpers.busrun import with_buses
-from tests.helpers.hearing import transcribe
 from tests.helpers.llm_chunks import call, text, tool_calls
-from tests.helpers.llm_server import ScriptedLLM
-from tests.helpers.polling import until
-from tests.helpers.ports import free_port
-from tests.helpers.satellite import SatellitePeer, satellite_python
-from tests.helpers.service_stack import Stack, wait_state
-from tests.helpers.speaker import CACHE, NO_SOUND_SERVER
-from tests.helpers.speech import spoken
+from tests.helpers.satellite_rooms import Rooms, served_rooms
+from tests.helpers.service_stack import wait_state
 from tests.helpers.words import recall, words
 
 ANSWER = "It is sunny in Rome today, with a light wind from the sea."
@@ -57,70 +50,11 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     return text(ANSWER)
 
 
-class Rooms:
-    def __init__(self, stack: Stack, llm: ScriptedLLM, peers: dict[str, SatellitePeer]):
-        self.stack = stack
-        self.llm = llm
-        self.peers = peers
-
-    def ask(self, room: str, question: str) -> str:
-        """Speak ``question`` into the room's mic; what its speaker said back."""
-        peer = self.peers[room]
-        before = len(peer.answers())
-
-        async def listening(bus: Bus) -> None:  # it does not hear while it answers
-            await bus.wait_for(Heartbeat, lambda h: h.service == "satellites"
-                               and f"{room} listening" in h.detail, timeout=60)
-
-        with_buses(self.stack.endpoints, ["test"], listening)
-        peer.say(speech(question))
-        asyncio.run(until(lambda: len(peer.answers()) > before,
-                          f"an answer from the {room} speaker", timeout=120))
-        samples, _ = peer.answers()[before]
-        return transcribe(samples)
-
-
-def speech(sentence: str) -> bytes:
-    return b"".join(decode_file(spoken(sentence)))  # 16 kHz mono PCM16
-
-
 @pytest.fixture(scope="module")
 def rooms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rooms]:
-    satellite_python()  # made once, before any clock runs
-    folder = tmp_path_factory.mktemp("rooms")
-    peers = {name: SatellitePeer(name, free_port(), folder) for name in ("kitchen", "bedroom")}
-    # English only (Kokoro's accent makes a short question sound Japanese to Whisper
-    # base), and every question to the scripted LLM: it is what reads the history.
-    config = '[whisper]\nbackend = "embedded"\nlanguage = "en"\n[intents]\nmode = "off"\n' \
-        + "".join(
-        f'[satellite.{name}]\nuri = "tcp://127.0.0.1:{peer.port}"\nwake = false\n'
-        for name, peer in peers.items())
-    with ScriptedLLM() as llm:
-        llm.responder = answer
-        stack = Stack(config, top=f'llm = "{llm.url}"\n')
-        try:
-            for peer in peers.values():
-                peer.start()
-            env = {"PULSE_SERVER": NO_SOUND_SERVER, "XDG_CACHE_HOME": str(CACHE)}
-            for module in ("services.stt", "services.tts", "services.dialogue",
-                           "services.satellites"):
-                stack.start(module, env=env)
-
-            async def ready(bus: Bus) -> None:
-                await wait_state(bus, "stt", "ready", timeout=180)
-                await bus.wait_for(Heartbeat, lambda h: h.service == "tts"
-                                   and h.state in ("ready", "degraded"), timeout=180)
-                await wait_state(bus, "satellites", "ready", timeout=60)
-
-            with_buses(stack.endpoints, ["test"], ready)
-            yield Rooms(stack, llm, peers)
-        finally:
-            for proc in stack.processes:  # shown when a test failed
-                if proc.module in ("services.satellites", "services.dialogue"):
-                    print(proc.module, proc.output()[-6000:])
-            stack.close()
-            for peer in peers.values():
-                peer.close()
+    with served_rooms(tmp_path_factory.mktemp("rooms"), ("kitchen", "bedroom"),
+                      "wake = false", answer) as served:
+        yield served
 
 
 def test_a_question_spoken_in_a_room_is_answered_out_of_its_speaker(rooms: Rooms) -> None:
