@@ -50,6 +50,14 @@ class Ear:
         self.segmenter.reset()
         self.scorer.reset()
 
+    def expect_follow_up(self, seconds: float) -> None:
+        """Start over after an answer: a question may start without the word for
+        ``seconds`` of the stream (as the local mic's follow-up window), then the word
+        is needed again. Without our wake word every speech is a question anyway."""
+        self.expect(wake_word=True)
+        if self.wake is not None and seconds > 0:
+            self.awake_until = self.segmenter.position + round(seconds * RATE)
+
     @property
     def waits_for_word(self) -> bool:
         return self.wake is not None and self.awake_until is None

@@ -55,7 +55,7 @@ Report = Callable[[str, str], None]
 class SatelliteLink:
     def __init__(self, name: str, settings: SatelliteConfig, bridge: SatelliteBridge,
                  ear: Ear, volume: Volume, voices: Callable[[str], str], lang: str,
-                 report: Report) -> None:
+                 report: Report, follow_up: float = 0.0) -> None:
         self.name = name
         host, _, port = settings.uri.removeprefix("tcp://").rpartition(":")
         self.address = (host.strip("[]"), int(port))
@@ -66,11 +66,15 @@ class SatelliteLink:
         self.voices = voices
         self.lang = lang
         self.report = report
+        self.follow_up_window = follow_up
         self.converter = AudioChunkConverter(rate=16000, width=2, channels=1)
         self.turn: asyncio.Task[None] | None = None
         self.hearing = True
         """False while a turn runs and its answer plays."""
         self.deafness: asyncio.TimerHandle | None = None
+        self.follow_up = 0.0
+        """Seconds of the stream, once heard again, in which a question needs no wake
+        word: ``[listen] follow_up`` after an answer, 0 after a failed or empty turn."""
         self.our_wake_word = True
         self.speaks = True
         self.send: Send = _unconnected
@@ -152,11 +156,16 @@ class SatelliteLink:
 
     def _hear_again(self) -> None:
         self.deafness = None
-        self.ear.expect(self.our_wake_word)
+        if self.our_wake_word and self.follow_up:
+            self.ear.expect_follow_up(self.follow_up)
+        else:
+            self.ear.expect(self.our_wake_word)
+        self.follow_up = 0.0
         self.hearing = True
         self.report(self.name, "listening")
 
     async def _drop_turn(self) -> None:
+        self.follow_up = 0.0  # a conversation does not outlive the connection
         if self.deafness is not None:
             self.deafness.cancel()
             self.deafness = None
@@ -198,6 +207,11 @@ class SatelliteLink:
         if self.volume.value != before:
             self.bridge.bus.publish(VolumeState(volume=self.volume.value, site=self.name,
                                                 turn=turn))
+        # As the local mic: an answer, or a silent one with a control (a volume step),
+        # keeps the conversation going; a failed or empty one ends it.
+        reply = spoken.reply
+        if reply is not None and not reply.error and (reply.text.strip() or reply.control):
+            self.follow_up = self.follow_up_window
         # Its audio began playing before now: deaf until it must have ended.
         self.deafness = asyncio.get_running_loop().call_later(
             spoken.seconds + DEAF_TAIL, self._hear_again)

@@ -56,6 +56,7 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
             Ear(config.vad, load_scorer(config.vad.engine), wake, config.listen.timeout),
             Volume(config.audio.volume, VolumeStore(volume_file(folder, name))),
             Voices(config), config.audio.default_lang, states.report,
+            follow_up=config.listen.follow_up,
         )
         bridge.tasks.spawn(link.run())
     try:
