@@ -271,3 +271,16 @@ def test_each_phase_begins_at_the_stage_the_shared_fold_reads() -> None:
                 expected = SPEAKING  # from the final piece (these turns have words to play)
             assert turn.phase == expected, (msg.TOPIC, reached)
         assert "t1" not in world.book.turns or world.book.turns["t1"].phase == SPEAKING
+
+
+def test_a_watchdog_just_started_gives_a_stage_three_beats_to_be_heard() -> None:
+    # Started a moment ago, the watchdog has not heard the stt yet: the stt may be running
+    # and beat soon, so it is blamed only once three of its beats could have come.
+    world = World(absent=("stt",))
+    world.book.started = world.now
+    speech(world)
+    world.send(SpeechEnded(speech_end=1.0, duration=1.0, turn="t1", src="mic"))
+    assert world.run(3 * BEAT - 0.3) == []
+    assert world.run(0.6) == ["t1"]
+    lost = world.book.turns["t1"].lost
+    assert lost is not None and lost.stage == "stt" and "not running" in lost.why
