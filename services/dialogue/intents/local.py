@@ -12,35 +12,29 @@ remembered in the history like any other, so a later LLM turn sees it; a trace m
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from bus.client import Bus, RequestTimeout
+from bus.client import Bus
 from bus.liveness import Liveness
-from bus.message import new_id
-from bus.messages import Heartbeat, SpeakRequest, Spoken, TraceMark, VolumeRequest
+from bus.messages import TraceMark, VolumeRequest
 from services.dialogue.history import Sessions
+from services.dialogue.intents.announcer import Announcer
 from services.dialogue.intents.handlers import BUILT_IN, Handlers, LocalAnswer
-from services.dialogue.intents.phrases import duration, phrase, with_instead
+from services.dialogue.intents.phrases import phrase, with_instead
 from services.dialogue.intents.recognizer import Match, Recognizer
-from services.dialogue.intents.timers import Timer, Timers
+from services.dialogue.intents.timers import Timers
 from services.dialogue.settings import DialogueSettings
 from services.dialogue.speech import Speech
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.turn import TurnRequest, TurnResult
-from services.names import SPEAKER
 
 log = logging.getLogger(__name__)
 
 NO_MATCH = "none"
 """The trace mark's detail for a turn nothing recognized and no LLM may answer."""
-SPEAKER_FRESH = 3.0
-"""Seconds since the speaker's last heartbeat for a timer's announcement to go out now."""
-ANNOUNCED_WITHIN = 30.0
-"""Seconds a timer's announcement may take to be played before it is sent again."""
 
 
 class LocalTurns:
@@ -58,7 +52,8 @@ class LocalTurns:
         self.has_llm = bool(settings.llm.strip())
         langs = [settings.lang, *settings.langs]
         self.recognizer = Recognizer(langs, set(BUILT_IN)) if self.mode != "off" else None
-        self.timers = Timers(state / "timers.json" if state else None, self._ring)
+        announcer = Announcer(bus, liveness)
+        self.timers = Timers(state / "timers.json" if state else None, announcer.ring)
         self.handlers = Handlers(self.timers, toolbox)
 
     def llm_allowed(self) -> bool:
@@ -109,35 +104,3 @@ class LocalTurns:
         said = await speech.said_instead() or answer.text
         self.sessions.remember(request.session, request.text, said)
         return TurnResult(said, answer.control, None, waits, asked_llm=False)
-
-    async def _ring(self, timer: Timer) -> None:
-        """Announce a timer that ended (after the speaker's tone), until it has been played:
-        a speaker that is down or restarts meanwhile hears it once it is back."""
-        text = phrase("timer_done", timer.lang, text=duration(timer.seconds, timer.lang))
-        while True:
-            if not self.liveness.alive(SPEAKER, within=SPEAKER_FRESH):
-                try:
-                    await self.bus.wait_for(Heartbeat, _speaker_up, timeout=ANNOUNCED_WITHIN)
-                except RequestTimeout:
-                    continue
-            turn = new_id()
-            spoken = asyncio.ensure_future(
-                self.bus.wait_for(Spoken, _of(turn), timeout=ANNOUNCED_WITHIN)
-            )
-            self.bus.publish(TraceMark(stage="timer.done", detail=timer.id, turn=turn))
-            self.bus.publish(
-                SpeakRequest(text=text, lang=timer.lang, kind="announce", final=True, turn=turn)
-            )
-            try:
-                await spoken
-                return
-            except RequestTimeout:
-                log.warning("timer %s: its announcement was not played, again", timer.id)
-
-
-def _of(turn: str) -> Callable[[Spoken], bool]:
-    return lambda spoken: spoken.turn == turn
-
-
-def _speaker_up(beat: Heartbeat) -> bool:
-    return beat.service == SPEAKER and beat.state != "stopping"
