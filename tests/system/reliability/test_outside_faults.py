@@ -10,14 +10,11 @@ stays up: no process restarts, and the next spoken question is answered.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import time
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
-import httpx
 import pytest
 
 from bus.message import new_id
@@ -26,67 +23,22 @@ from services.mic.convert import decode_file
 from tests.helpers import llm_chunks as c
 from tests.helpers.assistant import Assistant, Recorder
 from tests.helpers.llm_server import ScriptedLLM
-from tests.helpers.ports import free_port
-from tests.helpers.processes import Process
 from tests.helpers.speech import spoken
+from tests.helpers.whisper_process import Whisper
 from tests.system.reliability.whole import QUESTION, Voice, pids
 
 FAULTS: list[str] = []
-
-
-class Whisper:
-    """The whisper-server stand-in as its own process on a fixed port, scripted by a file."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.port = free_port()
-        self.model = root / "ggml-test.bin"
-        self.model.write_bytes(b"not a model")
-        self.script_path = root / "whisper.json"
-        self.log = root / "whisper.log"
-        self.proc: Process | None = None
-        self.script(text=f" {QUESTION}\n")
-
-    def script(self, **plan: object) -> None:
-        self.script_path.write_text(json.dumps(plan))
-
-    def start(self) -> None:
-        env = {
-            "WHISPER_STANDIN_SCRIPT": str(self.script_path),
-            "WHISPER_STANDIN_LOG": str(self.log),
-        }
-        self.proc = Process(
-            "tests.helpers.whisper_server_standin", "-m", str(self.model), "--port",
-            str(self.port), log_dir=self.root, env=env,
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.05)  # polling for the server to listen, with a deadline
-        raise AssertionError(f"the whisper stand-in did not start:\n{self.proc.output()}")
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.stop()
-
-    def answered(self) -> int:
-        return self.log.read_text().count('"path": "/inference"') if self.log.exists() else 0
 
 
 @pytest.fixture(scope="module")
 def assistant() -> Iterator[Assistant]:
     a = Assistant(
         tools=("now",),
-        config="[whisper]\nbackend = \"server\"\nhost = \"127.0.0.1\"\nport = PORT\ntimeout = 2\n"
-        "[dialogue]\ntimeout = 3\n",
+        config="WHISPER\n[dialogue]\ntimeout = 3\n",
     )
-    whisper = Whisper(a.root)
+    whisper = Whisper(a.root, text=f" {QUESTION}\n")
     config = a.folder / "config.toml"
-    config.write_text(config.read_text().replace("PORT", str(whisper.port)))
+    config.write_text(config.read_text().replace("WHISPER\n", whisper.config(2)))
     tools = a.folder / "tools"
     for name, body, timeout in [
         ("hang", "import time\ntime.sleep(60)\n", 2),
