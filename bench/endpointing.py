@@ -1,0 +1,176 @@
+"""Benchmark: how often a pause mid-sentence cuts a question in two, and how soon a
+finished question's turn closes, with the end-of-turn model and with a fixed window.
+
+    python -m bench.endpointing [--pauses 0.4,0.55,0.7,0.85,1.0] [--json FILE]
+
+Every question (English, Italian, Japanese; two Kokoro voices) is spoken whole, cut
+at a word boundary near its middle (``tests/helpers/pauses.py``) and given a pause
+there; the clip goes through Silero and the segmenter exactly as the mic hears it
+(no bus, no clock: the same decisions as live). A question that comes out as more
+than one utterance was cut off. The same questions without a pause give the close
+delay: from the last voiced frame to the end of the turn. Three ends of turn:
+``model+text`` (the default; the guess at each pause is the words said so far, given
+at once, as a perfect STT would), ``model`` (the audio model alone) and the fixed
+window. Also the model's CPU time per decision and per second of audio heard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from services.mic.segmenter import Ended, Paused, Segmenter
+from services.mic.smart_turn import SmartTurn
+from services.mic.vad import FRAME, RATE, load_scorer, to_float
+from settings.schema import VadConfig
+from tests.helpers.pauses import split
+
+QUESTIONS = {  # (question, words before the pause; characters for Japanese)
+    "en-us": [
+        ("What is the weather like in Rome tomorrow?", 6),
+        ("What is the capital of Australia?", 5),
+        ("Please remind me to call my sister tomorrow at nine in the morning.", 6),
+        ("Could you tell me what the weather will be like in Rome tomorrow?", 5),
+        ("How far is the moon from the earth?", 4),
+        ("Who wrote the novel Pride and Prejudice?", 4),
+        ("Turn on the light in the kitchen, please.", 5),
+        ("How many minutes are there in a day?", 4),
+    ],
+    "it": [
+        ("Che tempo farà domani a Roma?", 3),
+        ("Mi ricordi di chiamare mia sorella domani alle nove?", 4),
+        ("Qual è la capitale dell'Australia?", 4),
+        ("Quanto dista la luna dalla terra?", 3),
+        ("Accendi la luce in cucina, per favore.", 3),
+        ("Chi ha scritto il romanzo Orgoglio e pregiudizio?", 4),
+    ],
+    "ja": [
+        ("明日の東京の天気はどうですか？", 6),
+        ("駅までどのくらいかかりますか？", 5),
+        ("オーストラリアの首都はどこですか？", 8),
+        ("明日の朝九時に妹に電話するように教えてください。", 9),
+        ("キッチンの電気をつけてください。", 7),
+        ("月は地球からどのくらい離れていますか？", 6),
+    ],
+}
+VOICES = ["jm_kumo", "jf_alpha"]
+LEAD = 0.5
+TAIL = 2.0
+
+
+class CountingModel:
+    def __init__(self) -> None:
+        self.model = SmartTurn()
+        self.costs: list[float] = []
+
+    def __call__(self, pcm: bytes) -> float:
+        probability = self.model(pcm)
+        self.costs.append(self.model.last_cost)
+        return probability
+
+
+def endings(audio: np.ndarray, vad: VadConfig, model: CountingModel | None,
+            words: list[tuple[int, str, str]]) -> list[float]:
+    """For each utterance the mic makes of ``audio`` (16 kHz float): seconds from its last
+    voiced frame to the moment its turn ended. ``words``: (sample position up to which,
+    text, language) of what was said, handed to the end of turn at each pause at once,
+    as a perfect STT's guess would be."""
+    scorer = load_scorer(vad.engine)
+    segmenter = Segmenter(vad, model)
+    lead = round(LEAD * RATE)
+    gap, tail = np.zeros(lead), np.zeros(round(TAIL * RATE))
+    pcm = (np.clip(np.concatenate([gap, audio, tail]), -1, 1) * 32767).astype("<i2").tobytes()
+    out: list[float] = []
+    for at in range(0, len(pcm) - 2 * FRAME + 1, 2 * FRAME):
+        frame = pcm[at : at + 2 * FRAME]
+        for event in segmenter.push(frame, scorer(to_float(frame))):
+            if isinstance(event, Paused):
+                text, lang = next(((t, g) for upto, t, g in words if event.end <= lead + upto),
+                                  words[-1][1:])
+                segmenter.endpointer.heard(event.end, text, lang[:2])
+            if isinstance(event, Ended):
+                out.append((segmenter.position - event.end) / RATE)
+    return out
+
+
+def measure(pauses: list[float], variants: dict[str, tuple[VadConfig, CountingModel | None]]
+            ) -> dict[str, Any]:
+    heard = 0.0
+    rows: dict[str, dict[str, Any]] = {}
+    for lang, questions in QUESTIONS.items():
+        row: dict[str, Any] = {"clips": 0, **{f"split {v}": 0 for v in variants},
+                               **{f"close {v}": [] for v in variants}}
+        for voice in VOICES:
+            for text, count in questions:
+                question = split(text, count, lang, voice)
+                prefix = text[:count] if lang == "ja" else " ".join(text.split()[:count])
+                for name, (vad, model) in variants.items():
+                    whole = [(len(question.before) + len(question.after) + RATE, text, lang)]
+                    row[f"close {name}"] += endings(question.with_pause(0.0), vad, model, whole)
+                    if model is not None:
+                        heard += len(question.with_pause(0.0)) / RATE + LEAD + TAIL
+                for pause in pauses:
+                    clip = question.with_pause(pause)
+                    middle = len(question.before) + round(pause * RATE / 2)  # of the pause
+                    said = [(middle, prefix, lang), (len(clip) + RATE, text, lang)]
+                    heard += (len(clip) / RATE + LEAD + TAIL) * sum(
+                        m is not None for _, m in variants.values())  # each model variant hears it
+                    row["clips"] += 1
+                    for name, (vad, model) in variants.items():
+                        row[f"split {name}"] += len(endings(clip, vad, model, said)) > 1
+        rows[lang] = row
+    costs = next(m.costs for _, m in variants.values() if m is not None)
+    return {"rows": rows, "model_costs": costs, "heard_seconds": heard}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.endpointing", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pauses", default="0.4,0.55,0.7,0.85,1.0",
+                        help="pauses mid-sentence, seconds")
+    parser.add_argument("--fixed", type=float, default=0.5,
+                        help="the fixed window compared with (default 0.5 s, the old default)")
+    parser.add_argument("--json", type=Path, help="write the figures here")
+    args = parser.parse_args()
+    pauses = [float(p) for p in args.pauses.split(",")]
+    model = CountingModel()
+    variants: dict[str, tuple[VadConfig, CountingModel | None]] = {
+        "model+text": (VadConfig(end_of_turn="model+text"), model),
+        "model": (VadConfig(end_of_turn="model"), model),
+        f"fixed {args.fixed} s": (VadConfig(end_of_turn="silence", silence=args.fixed), None),
+    }
+    began = time.time()
+    result = measure(pauses, variants)
+    defaults = VadConfig()
+    print(f"pauses {pauses} s; short {defaults.short_silence} s, long {defaults.silence} s, "
+          f"threshold {defaults.end_of_turn_threshold}")
+    clips = sum(row["clips"] for row in result["rows"].values())
+    for name in variants:
+        print(f"  {name}:")
+        for lang, row in result["rows"].items():
+            close = row[f"close {name}"]
+            print(f"    {lang:<6} cut in two {row[f'split {name}']}/{row['clips']}; a finished "
+                  f"question closed after {statistics.median(close):.2f} s median, "
+                  f"{max(close):.2f} s max")
+        cut = sum(row[f"split {name}"] for row in result["rows"].values())
+        print(f"    all    cut in two {cut}/{clips} = {cut / clips:.1%}")
+    costs = result["model_costs"]
+    print(f"  model: {len(costs)} decisions, CPU {statistics.median(costs) * 1000:.0f} ms "
+          f"median, {max(costs) * 1000:.0f} ms max; {sum(costs) / result['heard_seconds']:.4f} "
+          f"CPU s per second of audio heard")
+    print(f"  ({time.time() - began:.0f} s; load average "
+          f"{[round(x, 2) for x in os.getloadavg()]})")
+    if args.json:
+        args.json.write_text(json.dumps({**result, "pauses": pauses,
+                                         "fixed": args.fixed}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
