@@ -115,6 +115,8 @@ def body(**fields: typing.Any) -> bytes:
         ([b"control.action", body(actions=[{"t": msgpack.ExtType(5, b"x")}])], "of type Ext"),
         ([b"tts.speaking", msgpack.packb({b"speaking": True})], "field name"),
         ([b"tools.call", b"\x00" * (MAX_MESSAGE_BYTES + 1)], "exceeds"),
+        # valid but too large: refused before it is decoded, on the short path too
+        ([b"tts.speaking", body(speaking=True, padding="b" * MAX_MESSAGE_BYTES)], "exceeds"),
     ],
 )
 def test_malformed_is_rejected(frames: list[bytes], reason: str) -> None:
