@@ -37,6 +37,18 @@ WINDOW = 2 * RATE
 """Samples of mic and reference correlated per estimate."""
 CLEAR_PEAK = 6.0
 """A peak is a delay only this many times above the correlation's RMS."""
+CONVERGED = RATE
+"""Samples of echo the filter must have adapted on (since the delay last moved) before
+its output may be trusted: before, the first second of an answer passes through almost
+whole (measured: a speech onset 0.2 s into the first one)."""
+REDUCTION = 10 ** (12 / 10)
+"""The echo is taken as removed once the canceller takes 12 dB off it..."""
+QUIET = 1e4
+"""... or leaves less than this mean square (PCM16, about -50 dBFS: the room's noise)."""
+SMOOTHING = 0.01
+"""Per 10 ms frame: the powers compared average over about a second of echo."""
+LOUD = 1e4
+"""Mean square (PCM16) of reference above which the assistant counts as speaking."""
 
 
 class Reference:
@@ -82,7 +94,17 @@ class EchoCanceller:
         self._heard_end = 0
         self._since_estimate = 0
         self.estimates = 0
+        self.adapted = 0
+        """Samples of echo adapted on since the delay last moved."""
+        self._echo_power = self._left_power = 0.0
         """Delay estimates made (``doctor`` and the tests read it)."""
+
+    @property
+    def converged(self) -> bool:
+        """Whether what the canceller lets through can be taken for the room, not the echo."""
+        if self.adapted < CONVERGED:
+            return False
+        return self._left_power < QUIET or self._echo_power > REDUCTION * self._left_power
 
     def played(self, pcm: bytes, start: float) -> None:
         self.reference.add(pcm, start)
@@ -99,10 +121,20 @@ class EchoCanceller:
             mic = bytes(self._pending[2 * at : 2 * at + 2 * FRAME])
             index = first + at
             played = self.reference.take(index - self.delay + round(MARGIN * RATE), FRAME)
-            out += self.speex.process(mic, played.astype("<i2").tobytes())
+            cleaned = self.speex.process(mic, played.astype("<i2").tobytes())
+            if float(np.mean(played**2)) > LOUD:
+                self._follow(mic, cleaned)
+            out += cleaned
             self._remember(np.frombuffer(mic, dtype="<i2").astype(np.float32), index + FRAME)
         del self._pending[: 2 * whole]
         return bytes(out), (self._pending_end - len(self._pending) // 2) / RATE
+
+    def _follow(self, mic: bytes, cleaned: bytes) -> None:
+        """Track how much of the echo the canceller removes."""
+        self.adapted += FRAME
+        for power, pcm in (("_echo_power", mic), ("_left_power", cleaned)):
+            square = float(np.mean(np.frombuffer(pcm, dtype="<i2").astype(np.float32) ** 2))
+            setattr(self, power, (1 - SMOOTHING) * getattr(self, power) + SMOOTHING * square)
 
     def _remember(self, mic: np.ndarray, end: int) -> None:
         self._heard = np.concatenate([self._heard[len(mic) :], mic])
@@ -115,7 +147,7 @@ class EchoCanceller:
     def _estimate(self) -> None:
         lo, hi = round(LAGS[0] * RATE), round(LAGS[1] * RATE)
         played = self.reference.take(self._heard_end - WINDOW - hi, WINDOW + hi - lo)
-        if float(np.mean(played**2)) < 1e4 or float(np.mean(self._heard**2)) < 1e2:
+        if float(np.mean(played**2)) < LOUD or float(np.mean(self._heard**2)) < 1e2:
             return  # the assistant was silent (or the mic is): nothing to align
         lag = best_lag(self._heard, played, hi - lo)
         if lag is None:
@@ -125,7 +157,7 @@ class EchoCanceller:
         if abs(delay - self.delay) > 0.003 * RATE:
             log.info("echo delay %.0f ms (was %.0f ms)", 1000 * delay / RATE,
                      1000 * self.delay / RATE)
-            self.delay = delay
+            self.delay, self.adapted = delay, 0
 
 
 def best_lag(heard: np.ndarray, played: np.ndarray, lags: int) -> int | None:

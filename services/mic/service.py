@@ -170,6 +170,10 @@ class Listener(Service):
         if isinstance(event, Began):
             self.turn, self.woken = self.woken or new_id(), None
             if self.gate.speaking:  # only with echo cancellation: speech interrupts
+                if self.echo is not None and not self.echo.converged:
+                    log.info("speech onset while the echo canceller adapts: not a barge-in")
+                    self._forget("")
+                    return
                 self._barge_in("speech", self._epoch(event.start), self.turn)
             log.debug("turn %s: speech started", self.turn)
             self.bus.publish(SpeechStarted(turn=self.turn))
