@@ -2,123 +2,202 @@
 
     python -m bench.wake [--json]
 
-Detection rate on "Okay Nabu" said by Kokoro (five voices, three speeds) and
-espeak-ng (three voices, three speeds), clean and in white noise at 20, 10 and
-5 dB SNR; false accepts per hour on Kokoro speech without the word; CPU seconds
-per second of audio; the time from the end of the word (its last loud sample)
-to the detection, in audio time (the earcon's stream starts a few ms later).
+Detection rate on "Okay Nabu" said by Kokoro (five voices) and espeak-ng (eight
+voices), three speeds each, clean and in room noise (pink, brown, babble, a
+television; white noise for comparison) at 20, 10 and 5 dB SNR; false accepts
+per hour on over an hour of espeak speech and television-like audio without the
+word, plus Kokoro sentences; each for the default sensitivity and a sweep of
+``cutoff`` and ``window``; CPU seconds per second of audio; the time from the end
+of the word (its last loud sample) to the detection, in audio time.
+
+The model is run once per clip with a window of one, and its raw probabilities
+are averaged afterwards, so every ``cutoff``/``window`` pair is judged on the
+same run. Audio is made once and cached (``bench/wake_audio.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
-import subprocess
-import tempfile
 import time
-from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from services.mic.convert import decode_file
+from bench.wake_audio import ESPEAK_VOICES, NOISES, espeak, hour_without_word, kokoro, mixed
+from services.mic.denoise import Denoiser
 from services.mic.vad import FRAME, RATE
-from services.mic.wake import WakeDetector
+from services.mic.wake import REFRACTORY, WakeDetector
 from settings.schema import WakeConfig
-from tests.helpers.speech import _kokoro, speech_bounds, write_wav
+from tests.helpers.speech import speech_bounds
 
 WORD = "Okay Nabu."
 KOKORO_VOICES = ("jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo")
-ESPEAK_VOICES = ("en-us", "en", "en-us+f3")
 SPEEDS = (0.9, 1.0, 1.15)
-SNRS = (None, 20, 10, 5)
+SNRS = (20, 10, 5)
+STEP = 0.03
+"""Seconds of audio per model run (three 10 ms feature frames)."""
+CUTOFFS = (0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9)
+WINDOWS = (3, 4, 5)
+DEFAULT = (0.85, 5)
+ROOM = ("pink", "brown", "babble", "television")
+NEAR = (
+    "Okay, now let us begin.", "Okay, but not now.", "I saw Naboo in the film.",
+    "A bamboo chair.", "Nabucco is an opera by Verdi.", "Okay, nah, I am good.",
+    "Okay, no problem.", "That is a taboo.", "Hey, nice to meet you, Nadia.",
+)
+"""Sentences that sound like part of the word: harder than everyday speech."""
 OTHER = (
     "What is the weather like in Rome tomorrow?", "Set a timer for ten minutes.",
     "Tell me a joke about computers.", "How far is the moon from the earth?",
     "The quick brown fox jumps over the lazy dog.", "Turn the volume down a little.",
     "I think we should order pizza tonight.", "Remind me to call my mother at six.",
 )
+cpu_spent = [0.0, 0.0]
+"""CPU seconds and audio seconds run through the model."""
 
 
-def kokoro(text: str, voice: str, speed: float) -> np.ndarray:
-    samples, rate = _kokoro().create(text, voice=voice, lang="en-us", speed=speed)
-    with tempfile.TemporaryDirectory() as folder:
-        path = write_wav(Path(folder) / "k.wav", np.asarray(samples, np.float32), rate)
-        return pcm_of(path)
+class Trace:
+    """The model's raw probability every 30 ms."""
+
+    def __init__(self) -> None:
+        from pymicro_wakeword import MicroWakeWord, MicroWakeWordFeatures, Model
+
+        self.model = MicroWakeWord.from_builtin(Model.OKAY_NABU)
+        self.model.sliding_window_size = 1
+        self.model._probabilities = collections.deque(maxlen=1)
+        self.features = MicroWakeWordFeatures()
+
+    def __call__(self, audio: np.ndarray, denoise: bool = False) -> np.ndarray:
+        self.model.reset()
+        self.features.reset()
+        pcm = (np.clip(audio, -1, 1) * 32767).astype("<i2").tobytes()
+        cpu = time.process_time()
+        if denoise:
+            pcm = Denoiser()(pcm)
+        out = []
+        for features in self.features.process_streaming(pcm):
+            probability = self.model.process_streaming_prob(features)
+            if probability is not None and not self.model._features:  # the model ran
+                out.append(probability)
+        cpu_spent[0] += time.process_time() - cpu
+        cpu_spent[1] += len(audio) / RATE
+        return np.asarray(out)
 
 
-def espeak(text: str, voice: str, speed: float) -> np.ndarray:
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "e.wav"
-        subprocess.run(["espeak-ng", "-v", voice, "-s", str(round(160 * speed)), "-w",
-                        str(path), text], check=True, timeout=30)
-        return pcm_of(path)
+def detections(probabilities: np.ndarray, cutoff: float, window: int) -> int:
+    """How many times the word is heard, as the detector would (mean of ``window``
+    probabilities over ``cutoff``, then deaf for the refractory time)."""
+    means = np.convolve(probabilities, np.ones(window) / window, "valid")
+    count, quiet_until = 0, -1
+    for at in np.flatnonzero(means > cutoff):
+        if at >= quiet_until:
+            count += 1
+            quiet_until = int(at) + round(REFRACTORY / STEP)
+    return count
 
 
-def pcm_of(path: Path) -> np.ndarray:
-    return np.frombuffer(b"".join(decode_file(path)), "<i2").astype(np.float32) / 32768
+def clips() -> list[tuple[str, np.ndarray]]:
+    made = [("kokoro", kokoro(WORD, v, s)) for v in KOKORO_VOICES for s in SPEEDS]
+    return made + [("espeak", espeak(WORD, v, s)) for v in ESPEAK_VOICES for s in SPEEDS]
 
 
-def noisy(speech: np.ndarray, snr: float | None, rng: np.random.Generator) -> np.ndarray:
-    audio = np.concatenate([np.zeros(RATE // 2), speech, np.zeros(RATE)])
-    if snr is not None:
-        power = float(np.mean(speech**2))
-        audio = audio + rng.normal(0, np.sqrt(power / 10 ** (snr / 10)), len(audio))
-    return audio
+Traces = dict[str, dict[str, list[np.ndarray]]]
 
 
-def detect(audio: np.ndarray) -> tuple[list[float], float]:
-    """Detection times (s) and the CPU seconds it took."""
-    detector = WakeDetector(WakeConfig())
-    pcm = (np.clip(audio, -1, 1) * 32767).astype("<i2").tobytes()
-    cpu = time.process_time()
-    hits = [(at + 2 * FRAME) / 2 / RATE for at in range(0, len(pcm), 2 * FRAME)
-            if detector.hear(pcm[at : at + 2 * FRAME])]
-    return hits, time.process_time() - cpu
+def detection(trace: Trace, rng: np.random.Generator, denoise: bool) -> Traces:
+    """Traces of every clip by engine and by condition ("clean", "pink 10 dB", ...)."""
+    out: Traces = {}
+    for engine, speech in clips():
+        by = out.setdefault(engine, {})
+        by.setdefault("clean", []).append(trace(mixed(speech, None, None), denoise))
+        for kind, make in NOISES.items():
+            noise = make(len(speech) + 2 * RATE, rng)
+            for snr in SNRS:
+                audio = mixed(speech, noise, snr)
+                by.setdefault(f"{kind} {snr} dB", []).append(trace(audio, denoise))
+    return out
+
+
+def rates(heard: Traces, cutoff: float, window: int) -> dict[str, dict[str, float]]:
+    return {engine: {condition: round(float(np.mean([detections(t, cutoff, window) > 0
+                                                     for t in traces])), 2)
+                     for condition, traces in by.items()} for engine, by in heard.items()}
+
+
+def room_10_db(heard: Traces, cutoff: float, window: int) -> list[float]:
+    """Kokoro's and espeak's detection rate at 10 dB, averaged over the four room noises."""
+    by_engine = rates(heard, cutoff, window)
+    return [round(float(np.mean([by_engine[e][f"{k} 10 dB"] for k in ROOM])), 2)
+            for e in ("kokoro", "espeak")]
+
+
+def highest(traces: list[np.ndarray], window: int) -> float:
+    """The highest mean of ``window`` probabilities anywhere in ``traces``."""
+    return round(max(float(np.convolve(t, np.ones(window) / window, "valid").max())
+                     for t in traces if len(t) >= window), 3)
+
+
+def lags(window: int) -> list[float]:
+    """End of the word to the detection (s, audio time), clean clips, as the mic feeds it."""
+    out = []
+    for _, speech in clips():
+        detector = WakeDetector(WakeConfig(window=window))
+        audio = mixed(speech, None, None)
+        pcm = (np.clip(audio, -1, 1) * 32767).astype("<i2").tobytes()
+        for at in range(0, len(pcm), 2 * FRAME):
+            if detector.hear(pcm[at : at + 2 * FRAME]):
+                out.append((at + 2 * FRAME) / 2 / RATE - (0.5 + speech_bounds(speech, RATE)[1]))
+                break
+    return out
+
+
+def front_end(trace: Trace, rng: np.random.Generator, denoise: bool) -> dict[str, Any]:
+    cpu_spent[:] = [0.0, 0.0]
+    heard = detection(trace, rng, denoise)
+    without = [trace(part, denoise) for part in hour_without_word(rng)]
+    without += [trace(mixed(kokoro(text, v, 1.0), None, None), denoise) for text in OTHER
+                for v in KOKORO_VOICES]
+    hours = sum(len(t) for t in without) * STEP / 3600
+    near = [trace(mixed(say(text, voice, 1.0), None, None), denoise) for text in NEAR
+            for say, voices in ((kokoro, KOKORO_VOICES), (espeak, ESPEAK_VOICES))
+            for voice in voices]
+
+    def false_accepts(cutoff: float, window: int) -> float:
+        return round(sum(detections(t, cutoff, window) for t in without) / hours, 2)
+
+    return {
+        "default": {"cutoff": DEFAULT[0], "window": DEFAULT[1],
+                    "detection_rate": rates(heard, *DEFAULT),
+                    "room_10_db (kokoro, espeak)": room_10_db(heard, *DEFAULT),
+                    "false_accepts_per_hour": false_accepts(*DEFAULT),
+                    "near_words_heard": sum(detections(t, *DEFAULT) > 0 for t in near)},
+        "audio_without_word_h": round(hours, 2),
+        "highest_score_without_word": highest(without, DEFAULT[1]),
+        "near_word_clips": len(near),
+        "highest_score_near_words": highest(near, DEFAULT[1]),
+        "sweep": {f"cutoff {c} window {w}": {
+            "room_10_db (kokoro, espeak)": room_10_db(heard, c, w),
+            "clean (kokoro, espeak)": [r["kokoro"]["clean"], r["espeak"]["clean"]],
+            "false_accepts_per_hour": false_accepts(c, w),
+            "near_words_heard": sum(detections(t, c, w) > 0 for t in near),
+        } for c in CUTOFFS for w in WINDOWS for r in [rates(heard, c, w)]},
+        "cpu_s_per_audio_s": round(cpu_spent[0] / cpu_spent[1], 4),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    rng = np.random.default_rng(0)
-    clips = [("kokoro", v, s, kokoro(WORD, v, s)) for v in KOKORO_VOICES for s in SPEEDS]
-    clips += [("espeak", v, s, espeak(WORD, v, s)) for v in ESPEAK_VOICES for s in SPEEDS]
-    rates: dict[str, dict[str, float]] = {}
-    lags: list[float] = []
-    cpu = audio_seconds = 0.0
-    for snr in SNRS:
-        for engine in ("kokoro", "espeak"):
-            found = total = 0
-            for name, _, _, speech in clips:
-                if name != engine:
-                    continue
-                audio = noisy(speech, snr, rng)
-                hits, spent = detect(audio)
-                cpu, audio_seconds = cpu + spent, audio_seconds + len(audio) / RATE
-                total += 1
-                found += bool(hits)
-                if hits and snr is None:
-                    lags.append(hits[0] - (0.5 + speech_bounds(speech, RATE)[1]))
-            rates.setdefault(engine, {})["clean" if snr is None else f"{snr} dB"] = found / total
-    false_hits, speech_seconds = 0, 0.0
-    for text in OTHER:
-        for voice in KOKORO_VOICES:
-            audio = noisy(kokoro(text, voice, 1.0), None, rng)
-            hits, spent = detect(audio)
-            false_hits += len(hits)
-            speech_seconds += len(audio) / RATE
-            cpu, audio_seconds = cpu + spent, audio_seconds + len(audio) / RATE
-    result = {
-        "detection_rate": rates,
-        "false_accepts": false_hits,
-        "speech_without_word_s": round(speech_seconds, 1),
-        "false_accepts_per_hour": round(false_hits * 3600 / speech_seconds, 1),
-        "cpu_s_per_audio_s": round(cpu / audio_seconds, 4),
-        "word_end_to_detection_s": {
-            "p50": round(float(np.percentile(lags, 50)), 3),
-            "p95": round(float(np.percentile(lags, 95)), 3),
-        },
-    }
+    trace = Trace()
+    result = {name: front_end(trace, np.random.default_rng(0), denoise)
+              for name, denoise in (("plain", False), ("denoised", True))}
+    result["word_end_to_detection_s"] = {
+        f"window {w}": {"p50": round(float(np.percentile(d, 50)), 3),
+                        "p95": round(float(np.percentile(d, 95)), 3), "heard": len(d)}
+        for w in WINDOWS for d in [lags(w)]}
     print(json.dumps(result, indent=None if args.json else 2))
 
 
