@@ -4,6 +4,11 @@ The engine turns every 10 ms of audio into spectral features and, every 30 ms,
 runs a small streaming TFLite model; the word is heard when the mean of its
 last ``window`` probabilities passes ``cutoff``. Nothing here leaves the
 process: the mic only opens (and publishes audio) after a detection.
+
+The detector hears the audio through speexdsp's noise suppressor: in steady room
+noise at 10 dB SNR it then hears more of the word (pink noise: 60 % of Kokoro's clips
+instead of 40 %), with no more false accepts and the same on clean speech
+(``python -m bench.wake``; it costs 0.08 % of a core more).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import collections
 from pathlib import Path
 from typing import Any
 
+from services.mic.denoise import Denoiser
 from settings.schema import WakeConfig
 
 RATE = 16000
@@ -35,6 +41,7 @@ class WakeDetector:
             self._model.sliding_window_size = config.window
             self._model._probabilities = collections.deque(maxlen=config.window)
         self._features = MicroWakeWordFeatures()
+        self._denoise = Denoiser(RATE)
         self.word: str = self._model.wake_word
         """The phrase, as the model names it ("Okay Nabu")."""
         self.model: str = self._model.id
@@ -45,7 +52,7 @@ class WakeDetector:
     def hear(self, pcm: bytes) -> bool:
         """Feed 16 kHz mono PCM16 audio; True when the word was heard in it."""
         heard = False
-        for features in self._features.process_streaming(pcm):
+        for features in self._features.process_streaming(self._denoise(pcm)):
             probability = self._model.process_streaming_prob(features)
             if probability is not None and probability > self._model.probability_cutoff:
                 heard = True
@@ -59,4 +66,5 @@ class WakeDetector:
         """Forget the audio heard so far (the stream was reopened, or it was not heard)."""
         self._model.reset()
         self._features.reset()
+        self._denoise.reset()
         self.position = self._quiet_until = 0
