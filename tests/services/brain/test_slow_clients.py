@@ -14,6 +14,7 @@ from contextlib import ExitStack
 import httpx
 import pytest
 
+from services.brain.api import MAX_BODY
 from tests.helpers.dialogue_stack import Stack
 
 WAIT = 60.0
@@ -96,3 +97,17 @@ def test_a_thousand_idle_sockets_leave_the_brain_reachable() -> None:
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
         stack.stop()
+
+
+def test_a_body_declared_too_large_is_refused_before_it_is_sent(slow_stack: Stack) -> None:
+    # Refused on its Content-Length alone: the client need not send (nor the brain read)
+    # what it would refuse anyway, and it learns why at once rather than a timeout.
+    port = slow_stack.port
+    head = (
+        f"POST /ask HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {MAX_BODY + 1}\r\nConnection: close\r\n\r\n"
+    )
+    with connect(port, head.encode()) as declared:
+        answer = until_closed(declared)
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    assert f"request body larger than {MAX_BODY} bytes".encode() in answer
