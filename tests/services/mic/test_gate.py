@@ -107,3 +107,13 @@ def test_a_speaker_that_dies_while_speaking_does_not_leave_the_mic_deaf() -> Non
     assert not gate.hears(40.0)  # no heartbeat seen yet: trust the message
     gate.on_heartbeat("tts", "starting", 41.0, 1.0)  # restarted: not speaking any more
     assert gate.hears(41.4)
+
+
+def test_after_a_barge_in_the_mic_hears_once_the_fade_has_died_away() -> None:
+    gate = Gate(ListenConfig(mode="wake", timeout=5.0), VAD)
+    gate.on_speaking(True, 10.0)
+    gate.on_barge_in(12.0)
+    assert not gate.hears(12.1)  # the speaker is still fading out
+    gate.on_interrupted(12.3)
+    assert not gate.hears(12.32)  # the last faded samples are still in the air
+    assert gate.hears(12.4)
