@@ -22,6 +22,7 @@ REFUSING_THE_CONFIG = [
     ["say", "Hello", DIR],
     ["listen", DIR],
     ["volume", "set", DIR, "0.8"],
+    ["history", DIR, "clear", "--session", "cli"],
     ["config", "check", DIR],
     ["tap", "tts", DIR, "stt"],
     ["tools", "run", DIR, "now"],
