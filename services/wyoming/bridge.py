@@ -16,6 +16,7 @@ import time
 from collections.abc import AsyncGenerator, Iterator
 
 from bus.client import Bus
+from bus.errors import ErrorCode
 from bus.message import Message, new_id
 from bus.messages import (
     Error,
@@ -70,7 +71,7 @@ class WyomingBridge(Service):
                 assert isinstance(answer, TtsAudio)
                 if answer.final and answer.error:
                     raise BridgeError(f"text to speech failed: {answer.error}",
-                                      "tts-synthesis-failed")
+                                      ErrorCode.TTS_SYNTHESIS_FAILED)
                 yield answer
                 if answer.final:
                     return
