@@ -25,13 +25,20 @@ FRAME = 160
 TAIL = 2048
 """Samples of echo path the adaptive filter models (128 ms): reverberation and the
 delay estimate's error."""
-KEEP = 4 * RATE
+KEEP = 8 * RATE
 """Samples of reference kept."""
-LAGS = (-0.1, 0.4)
-"""Seconds of delay searched: the reported latencies may be off either way."""
+LAGS = (-0.5, 4.0)
+"""Seconds of delay searched: the reported latencies may be off either way, and through
+PulseAudio's ALSA plugin the speaker hands audio over seconds before the sound server
+plays it (0.7-3 s measured on the tests' virtual card), out of PortAudio's sight."""
+DECIMATE = 4
+"""The delay is searched at 4 kHz (a quarter of the cost); the adaptive filter takes up
+the quarter millisecond left."""
 MARGIN = 0.02
 """Seconds the reference is taken earlier than the estimated delay, so the filter
 sees the start of the echo path."""
+REANCHOR = RATE // 20
+"""Samples (50 ms) a block's reported time may be off before it is believed."""
 ESTIMATE_EVERY = RATE // 2
 WINDOW = 2 * RATE
 """Samples of mic and reference correlated per estimate."""
@@ -97,14 +104,21 @@ class EchoCanceller:
         self.adapted = 0
         """Samples of echo adapted on since the delay last moved."""
         self._echo_power = self._left_power = 0.0
+        self._converged = False
+        self._aligned = False
+        """The latest estimate found the echo in the mic at the delay in use: until then
+        a quiet output may only mean that the echo has not come yet; and an estimate
+        elsewhere means the path moves (a sound server's buffer growing) and the filter
+        lags behind it."""
+        self._candidate: int | None = None
+        """A new delay seen once: taken when the next estimate agrees (the user talking
+        over the echo can make one estimate wrong, seldom two alike)."""
         """Delay estimates made (``doctor`` and the tests read it)."""
 
     @property
     def converged(self) -> bool:
         """Whether what the canceller lets through can be taken for the room, not the echo."""
-        if self.adapted < CONVERGED:
-            return False
-        return self._left_power < QUIET or self._echo_power > REDUCTION * self._left_power
+        return self._converged and self._aligned
 
     def played(self, pcm: bytes, start: float) -> None:
         self.reference.add(pcm, start)
@@ -113,7 +127,11 @@ class EchoCanceller:
         """The mic's audio captured until ``end`` (epoch seconds) without the echo: the whole
         frames of it (a rest waits for the next call) and the time just after them."""
         self._pending += pcm
-        self._pending_end = round(end * RATE)
+        expected = self._pending_end + len(pcm) // 2
+        reported = round(end * RATE)
+        # Consecutive blocks are consecutive samples: the reported time (which jitters by
+        # some 10 ms) counts only when it is far off (audio was lost, the card reopened).
+        self._pending_end = expected if abs(reported - expected) < REANCHOR else reported
         whole = len(self._pending) // (2 * FRAME) * FRAME
         first = self._pending_end - len(self._pending) // 2
         out = bytearray()
@@ -130,11 +148,17 @@ class EchoCanceller:
         return bytes(out), (self._pending_end - len(self._pending) // 2) / RATE
 
     def _follow(self, mic: bytes, cleaned: bytes) -> None:
-        """Track how much of the echo the canceller removes."""
+        """Track how much of the echo the canceller removes, until it has converged (then
+        the user's voice, talking over the echo, counts as what is left)."""
+        if self._converged:
+            return
         self.adapted += FRAME
         for power, pcm in (("_echo_power", mic), ("_left_power", cleaned)):
             square = float(np.mean(np.frombuffer(pcm, dtype="<i2").astype(np.float32) ** 2))
             setattr(self, power, (1 - SMOOTHING) * getattr(self, power) + SMOOTHING * square)
+        self._converged = self._aligned and self.adapted >= CONVERGED and (
+            self._left_power < QUIET or self._echo_power > REDUCTION * self._left_power
+        )
 
     def _remember(self, mic: np.ndarray, end: int) -> None:
         self._heard = np.concatenate([self._heard[len(mic) :], mic])
@@ -149,15 +173,29 @@ class EchoCanceller:
         played = self.reference.take(self._heard_end - WINDOW - hi, WINDOW + hi - lo)
         if float(np.mean(played**2)) < LOUD or float(np.mean(self._heard**2)) < 1e2:
             return  # the assistant was silent (or the mic is): nothing to align
-        lag = best_lag(self._heard, played, hi - lo)
+        lag = best_lag(decimate(self._heard), decimate(played), (hi - lo) // DECIMATE)
         if lag is None:
             return
-        delay = hi - lag
+        delay = hi - lag * DECIMATE
         self.estimates += 1
-        if abs(delay - self.delay) > 0.003 * RATE:
-            log.info("echo delay %.0f ms (was %.0f ms)", 1000 * delay / RATE,
-                     1000 * self.delay / RATE)
-            self.delay, self.adapted = delay, 0
+        close = 0.005 * RATE
+        if abs(delay - self.delay) <= close:
+            self._candidate, self._aligned = None, True
+            return
+        self._aligned = False  # the echo path moved: not trusted until found again
+        if self._candidate is None or abs(delay - self._candidate) > close:
+            self._candidate = delay
+            return
+        log.info("echo delay %.0f ms (was %.0f ms)", 1000 * delay / RATE,
+                 1000 * self.delay / RATE)
+        self.delay, self._candidate = delay, None
+        self.adapted, self._converged, self._aligned = 0, False, False
+
+
+def decimate(samples: np.ndarray) -> np.ndarray:
+    """Every ``DECIMATE`` samples averaged into one (a crude low-pass: enough to align)."""
+    usable = len(samples) // DECIMATE * DECIMATE
+    return samples[:usable].reshape(-1, DECIMATE).mean(axis=1)
 
 
 def best_lag(heard: np.ndarray, played: np.ndarray, lags: int) -> int | None:

@@ -18,8 +18,10 @@ RATE = 16000
 FRAME = 0.04
 """Seconds per ``tts.played``: small enough that the mic has it well before the echo
 (the output buffer alone is 0.1 s), large enough to keep the bus quiet."""
-GAP = 0.005
-"""A buffer starting further than this from the previous one's end starts a new frame."""
+REANCHOR = 0.05
+"""The stream's samples are consecutive, so a buffer's time is the previous one's end;
+the device's reported time (which jitters by some 10 ms from call to call) is taken again
+only when it is this far off: an underrun, or a reopened stream."""
 
 
 class Reference:
@@ -33,7 +35,9 @@ class Reference:
     def add(self, pcm: bytes, start: float) -> None:
         """A buffer the device plays from ``start`` (epoch seconds), at the output's rate."""
         samples = np.frombuffer(pcm, dtype="<i2")
-        if self._pending and abs(start - self._end) > GAP:
+        if abs(start - self._end) < REANCHOR:
+            start = self._end
+        elif self._pending:
             self.flush()
         if not self._pending:
             self._start = start
