@@ -29,7 +29,12 @@ class SpeakRequest(Message):
 @register
 @dataclass(frozen=True, kw_only=True)
 class Speaking(Message):
-    """The speaker started (True) or stopped (False) playing; the mic is deaf meanwhile."""
+    """The speaker started (True) or stopped (False) playing.
+
+    Meanwhile, and for ``[vad] deaf_tail`` after, the mic takes no question from its audio,
+    so that it does not answer itself: it hears only the wake word, which interrupts the
+    answer (barge-in). With ``[audio] echo_cancel`` it hears plain speech too, once the
+    canceller has taken the speaker's own audio out."""
 
     TOPIC = "tts.speaking"
     speaking: bool
