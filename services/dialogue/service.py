@@ -41,7 +41,7 @@ from services.dialogue.phrases import guess_lang
 from services.dialogue.reachability import Reachability
 from services.dialogue.requests import Requests
 from services.dialogue.settings import DialogueSettings, dialogue_settings
-from services.dialogue.speculation import Prepared, Speculator, discard
+from services.dialogue.speculation import Later, Prepared, Speculator, discard, loop_later
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.turn import UNREACHABLE, ServerDown, Turn, TurnRequest, TurnResult
@@ -79,6 +79,7 @@ class DialogueService(Service):
         rng: random.Random | None = None,
         config_file: Path | None = None,
         state: Path | None = None,
+        later: Later = loop_later,
     ) -> None:
         super().__init__(bus)
         self.settings = settings
@@ -100,7 +101,7 @@ class DialogueService(Service):
         # A guess can only be confirmed by its final transcript, which comes at most an
         # utterance's length and a window after it.
         expire = settings.longest_utterance + SPECULATION_MARGIN
-        self.speculator = Speculator(bus, self._speculative_turn, expire)
+        self.speculator = Speculator(bus, self._speculative_turn, expire, later)
 
     async def run(self) -> None:
         self.subscribe(self.bus)

@@ -21,6 +21,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
+from typing import Protocol
 
 from bus.client import Bus
 from bus.messages import Speculation
@@ -34,6 +35,19 @@ RECENT = 32
 """Turns whose final transcript has come: a late guess for one of them is ignored."""
 
 
+class Timer(Protocol):
+    def cancel(self) -> None: ...
+
+
+Later = Callable[[float, Callable[[], None]], Timer]
+"""Calls back after so many seconds: the event loop's ``call_later``, or a test's clock
+(a prepared answer's expiry is seconds away, too long for a test to wait)."""
+
+
+def loop_later(delay: float, callback: Callable[[], None]) -> Timer:
+    return asyncio.get_running_loop().call_later(delay, callback)
+
+
 class Prepared:
     """One voice turn's first round, started on a guess."""
 
@@ -41,7 +55,7 @@ class Prepared:
         self.turn = turn
         self.task: asyncio.Task[Round] = asyncio.ensure_future(turn.first_round())
         self.task.add_done_callback(_consume)
-        self.expiry: asyncio.TimerHandle | None = None
+        self.expiry: Timer | None = None
 
     @property
     def request(self) -> TurnRequest:
@@ -67,12 +81,14 @@ def same_question(a: TurnRequest, b: TurnRequest) -> bool:
 
 class Speculator:
     def __init__(
-        self, bus: Bus, make_turn: Callable[[TurnRequest], Turn], expire_after: float
+        self, bus: Bus, make_turn: Callable[[TurnRequest], Turn], expire_after: float,
+        later: Later = loop_later,
     ) -> None:
         self.bus = bus
         self.make_turn = make_turn
         """A speculative Turn for a request (its history and tools as they are now)."""
         self.expire_after = expire_after
+        self.later = later
         self.pending: Prepared | None = None
         self._finished: deque[str] = deque(maxlen=RECENT)
 
@@ -90,9 +106,7 @@ class Speculator:
         if session_busy:
             return
         prepared = self.pending = Prepared(self.make_turn(request))
-        prepared.expiry = asyncio.get_running_loop().call_later(
-            self.expire_after, self._expire, prepared
-        )
+        prepared.expiry = self.later(self.expire_after, lambda: self._expire(prepared))
         log.debug("turn %s: preparing the answer to %r", request.turn, request.text)
 
     def take(self, request: TurnRequest, sessions: Sessions) -> Prepared | None:

@@ -25,6 +25,7 @@ from bus.messages import (
 )
 from services.dialogue.service import DialogueService
 from services.dialogue.settings import dialogue_settings
+from services.dialogue.speculation import Later, loop_later
 from services.names import DIALOGUE, SPEAKER, TOOLS
 from settings import Config
 from tests.helpers.llm_server import ScriptedLLM
@@ -72,8 +73,10 @@ class Harness:
         barrier: int = 1,
         speculative: bool = True,
         intents: str = "off",
+        later: Later = loop_later,
     ) -> None:
         self.endpoints = endpoints
+        self.later = later
         self.barrier = barrier
         self.tools = tools
         self.results = results or {}
@@ -127,7 +130,9 @@ class Harness:
             await self.executor.start()
             self._tasks.append(asyncio.ensure_future(self.executor.serve()))
         dialogue_bus = self._bus(DIALOGUE)
-        self.service = DialogueService(dialogue_bus, self.settings, rng=random.Random(7))
+        self.service = DialogueService(
+            dialogue_bus, self.settings, rng=random.Random(7), later=self.later
+        )
         self._tasks.append(asyncio.ensure_future(self.service.run()))
         # degraded: the start-up check found no LLM server (some tests have none)
         await until(lambda: dialogue_bus.state in ("ready", "degraded"), what="dialogue ready")
