@@ -28,7 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     try:
-        broker = Broker(endpoints_of(config))
+        budget = config.bus.broker_memory_mb * 2**20 or None
+        broker = Broker(endpoints_of(config), memory_budget=budget)
         broker.start()
     except EndpointError as exc:
         print(f"broker: {exc}", file=sys.stderr)

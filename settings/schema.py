@@ -53,6 +53,10 @@ class BusConfig(Table):
     allow_abstract_ipc: bool = False
     """Allow abstract ``ipc://@name`` endpoints: they have no file permissions, so any local
     user can connect (a warning); without this they are refused."""
+    broker_memory_mb: int = Field(256, ge=0)
+    """Resident size past which the broker drops every subscriber's queue (they reconnect
+    at once): a subscriber that stops reading would otherwise make it hold up to 100,000
+    messages (gigabytes of audio). 0 = no limit."""
 
 
 class WhisperConfig(Table):
