@@ -1,7 +1,7 @@
 """What the assistant hears in one satellite's stream: our wake word, then a question.
 
-The same parts as the local mic (microWakeWord, Silero and its segmenter), fed
-from the satellite's audio instead of the sound card. Everything counts in
+The same parts as the local mic (microWakeWord, Silero, its segmenter and the
+end-of-turn model), fed from the satellite's audio instead of the sound card. Everything counts in
 sample positions, so audio that arrives faster or slower than real time is
 cut the same way.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from services.mic.endpointing import TurnModel
 from services.mic.segmenter import Began, Ended, Segmenter
 from services.mic.vad import FRAME, RATE, SpeechScorer, to_float
 from services.mic.wake import WakeDetector
@@ -31,8 +32,9 @@ class Ear:
     """Fed 16 kHz mono PCM16 with :meth:`hear`; says what it heard in it."""
 
     def __init__(self, vad: VadConfig, scorer: SpeechScorer,
-                 wake: Callable[[], WakeDetector] | None, listen_window: float) -> None:
-        self.segmenter = Segmenter(vad)
+                 wake: Callable[[], WakeDetector] | None, listen_window: float,
+                 turn_model: TurnModel | None = None) -> None:
+        self.segmenter = Segmenter(without_words(vad), turn_model)
         self.scorer = scorer
         self.wake_factory = wake
         self.wake: WakeDetector | None = None
@@ -89,3 +91,12 @@ class Ear:
             self.awake_until = self.segmenter.position + self.listen_window  # speech goes on
             return False
         return self.segmenter.position >= self.awake_until
+
+
+def without_words(vad: VadConfig) -> VadConfig:
+    """``model+text`` as ``model``: a satellite's question is transcribed once, when it
+    has ended, so no guess of its words comes while it pauses; waiting for one would make
+    every turn wait out the long silence instead of ending at the short pause."""
+    if vad.end_of_turn != "model+text":
+        return vad
+    return vad.model_copy(update={"end_of_turn": "model"})

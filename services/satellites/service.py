@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bus.client import Bus
+from services.mic.endpointing import load_turn_model
 from services.mic.vad import load_scorer
 from services.mic.wake import WakeDetector
 from services.satellites.bridge import SatelliteBridge
@@ -48,12 +49,14 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     wake = our_wake_word(config.wake)
     states = SiteStates(bus, list(config.satellite))
     folder = state_dir() / "satellites"
+    turn_model = load_turn_model(config.vad)  # one for all: the links take turns on the loop
     for name, settings in config.satellite.items():
         if settings.wake and wake is None:
             log.warning("satellite %s: no wake word here; every speech is a question", name)
         link = SatelliteLink(
             name, settings, bridge,
-            Ear(config.vad, load_scorer(config.vad.engine), wake, config.listen.timeout),
+            Ear(config.vad, load_scorer(config.vad.engine), wake, config.listen.timeout,
+                turn_model),
             Volume(config.audio.volume, VolumeStore(volume_file(folder, name))),
             Voices(config), config.audio.default_lang, states.report,
             follow_up=config.listen.follow_up,
