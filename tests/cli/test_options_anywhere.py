@@ -62,8 +62,14 @@ def test_doctor_and_systemd_read_it_too(broken: Path) -> None:
     assert units.returncode == 0 and f"--config {broken}" in units.stdout
 
 
+def test_models_takes_it_anywhere_and_needs_no_config(broken: Path) -> None:
+    """The models and where they go do not depend on the config folder."""
+    listed = run(["models", DIR, "list"], broken)
+    assert listed.returncode == 0 and "kokoro-voices  (" in listed.stdout, listed.stderr
+
+
 def test_every_subcommand_is_covered() -> None:
-    covered = {argv[0] for argv in REFUSING_THE_CONFIG} | {"doctor", "systemd"}
+    covered = {argv[0] for argv in REFUSING_THE_CONFIG} | {"doctor", "systemd", "models"}
     assert covered == set(COMMANDS)
 
 
