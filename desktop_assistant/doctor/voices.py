@@ -16,6 +16,7 @@ import numpy as np
 
 from desktop_assistant.doctor.result import Check
 from settings import Config
+from settings.models_catalog import PULL_VOICES
 from settings.schema import VoiceConfig, default_voices
 
 
@@ -67,14 +68,17 @@ def _check_table(
         )
     detail = " + ".join(f"{voice}×{weight:g}" for voice, weight in weights.items())
     detail += f" in {table.lang}"
-    if dict(weights) != dict(table.blend):
-        detail += f" (built-in table; not in the file: {', '.join(table.blend)})"
+    fallback = dict(weights) != dict(table.blend)
+    if fallback:
+        detail += f" (built-in table; not installed: {', '.join(table.blend)})"
     foreign = _foreign_voices(table.lang, weights)
     if foreign:
+        detail += f": {', '.join(foreign)} speaks {table.lang} with an accent"
+    if fallback or foreign:
         return Check(
-            name, True, f"{detail}: {', '.join(foreign)} speaks {table.lang} with an accent",
-            f"put Kokoro v1.0's voices file (it has {', '.join(table.blend)}) at "
-            f"[kokoro] voices ({voices_file} is what is used now)",
+            name, True, detail,
+            f"run: {PULL_VOICES} (Kokoro v1.0's voices file, it has {', '.join(table.blend)}), "
+            f"or set [kokoro] voices to that file ({voices_file} is what is used now)",
             warning=True,
         )
     return Check(name, True, detail)

@@ -12,9 +12,13 @@ import numpy.typing as npt
 from services.speaker.voices import VoiceError
 from services.tts.embedded import FALLBACK_VOICE
 from settings import Config
+from settings.models_catalog import PULL_VOICES
 from settings.schema import VoiceConfig, default_voices
 
 log = logging.getLogger(__name__)
+
+_warned: set[str] = set()
+"""The ``[voice.*]`` tables whose fallback to the embedded voice was logged already."""
 
 Style = npt.NDArray[np.float32]
 
@@ -69,8 +73,10 @@ def table_weights(
     if not missing:
         return table.blend
     if embedded and default_voices().get(key) == table:
-        log.info("[voice.%s] built-in voices %s are not in the embedded voices: using %s",
-                 key, missing, FALLBACK_VOICE)
+        if key not in _warned:  # once: doctor and config check resolve the tables again
+            _warned.add(key)
+            log.warning("[voice.%s] voices %s are not installed: speaking with the embedded "
+                        "%s (%s)", key, missing, FALLBACK_VOICE, PULL_VOICES)
         return {FALLBACK_VOICE: 1.0}
     raise VoiceError(
         f"[voice.{key}] names voice {missing[0]!r}, which {voices_file} does not have "
