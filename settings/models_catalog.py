@@ -62,7 +62,7 @@ CATALOG: Mapping[str, Model] = {
                        f"download/model-files-v1.0/{VOICES_FILE}"),),
         ),
         Model("whisper-small", "Whisper small, multilingual, faster-whisper (CTranslate2 "
-              "float16): fewer errors than base, about 3x slower", 484,
+              "float16): fewer errors than base, slower", 484,
               _hugging_face("Systran/faster-whisper-small", *WHISPER_FILES)),
         Model("whisper-small.en", "Whisper small, English only, faster-whisper", 484,
               _hugging_face("Systran/faster-whisper-small.en", *WHISPER_FILES)),
