@@ -72,6 +72,11 @@ def load_turn_model(vad: VadConfig) -> TurnModel | None:
     """The end-of-turn model ``[vad] end_of_turn`` asks for, loaded once (None: silence)."""
     if vad.end_of_turn == "silence":
         return None
-    from services.mic.smart_turn import SmartTurn
+    from services.mic.smart_turn import SmartTurn, SmartTurnMissing
 
-    return SmartTurn()
+    try:
+        return SmartTurn()
+    except SmartTurnMissing as exc:  # a venv set up without bootstrap: slower, still right
+        log.warning("mic: %s; until then a turn ends after [vad] silence (%.1f s)",
+                    exc, vad.silence)
+        return None

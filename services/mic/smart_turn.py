@@ -36,8 +36,9 @@ def model_path() -> Path:
         if path.is_file():
             return path
     raise SmartTurnMissing(
-        "the Smart Turn model is not installed (it ships in the pipecat-ai package): "
-        "install the project's dependencies, or set [vad] end_of_turn = \"silence\""
+        "the Smart Turn model is not installed (it ships in the pipecat-ai package): run "
+        "./bootstrap setup, or pip install --no-deps 'pipecat-ai>=1.14,<2', or set "
+        "[vad] end_of_turn = \"silence\""
     )
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
 from services.mic.vad import FRAME, RATE
 from settings.schema import VadConfig
@@ -169,3 +171,23 @@ def test_with_the_words_a_guess_of_an_earlier_pause_does_not_count() -> None:
     stream.push(LONG_FRAMES + 5, 0.0)
     [(ended_at, _)] = stream.of(Ended)
     assert ended_at == 42 + LONG_FRAMES
+
+
+def test_without_the_model_file_turns_end_after_the_long_silence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A venv set up without bootstrap lacks pipecat-ai's model file: the mic still starts,
+    and its turns end at ``[vad] silence`` instead of at the model's short pause."""
+    import importlib.util
+
+    from services.mic import smart_turn
+    from services.mic.endpointing import load_turn_model
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        smart_turn.importlib.util, "find_spec",
+        lambda name, *a: None if name == "pipecat" else real(name, *a),
+    )
+    assert load_turn_model(VadConfig(end_of_turn="model+text")) is None
+    monkeypatch.undo()
+    assert load_turn_model(VadConfig(end_of_turn="model+text")) is not None
