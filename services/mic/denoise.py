@@ -11,7 +11,8 @@ installs it), called through ctypes.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+
+from services.mic import speex
 
 FRAME = 160
 """Samples per run: 10 ms at 16 kHz, the detector's own feature step."""
@@ -25,16 +26,11 @@ class DenoiseError(Exception):
 
 
 def _library() -> ctypes.CDLL:
+    """The one speexdsp loader (the echo canceller's), its error as ours."""
     try:
-        lib = ctypes.CDLL(ctypes.util.find_library("speexdsp") or "libspeexdsp.so.1")
-    except OSError as exc:
-        raise DenoiseError(f"libspeexdsp is missing (apt install libspeexdsp1): {exc}") from None
-    lib.speex_preprocess_state_init.restype = ctypes.c_void_p
-    lib.speex_preprocess_state_init.argtypes = [ctypes.c_int, ctypes.c_int]
-    lib.speex_preprocess_ctl.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
-    lib.speex_preprocess_run.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-    lib.speex_preprocess_state_destroy.argtypes = [ctypes.c_void_p]
-    return lib
+        return speex.load()
+    except speex.SpeexError as exc:
+        raise DenoiseError(str(exc)) from None
 
 
 class Denoiser:
