@@ -8,7 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from bus.client import Bus
+from bus.client import Bus, RequestTimeout
 from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
@@ -53,7 +53,12 @@ def test_examples_work_from_a_config_folder(
 
             async def body(bus: Bus) -> None:
                 await wait_ready(bus, proc)
-                catalog = await request(bus, ToolCatalogRequest(), ToolCatalog, 10)
+                # The same patience as a tool call: on a loaded machine (CI) the answer took
+                # over 10 s once; the log says what the service was doing if it never comes.
+                try:
+                    catalog = await request(bus, ToolCatalogRequest(), ToolCatalog, 30)
+                except RequestTimeout as exc:
+                    raise AssertionError(f"{exc}\n{proc.output()}") from None
                 by_name = {tool.name: tool for tool in catalog.tools}
                 assert sorted(by_name) == ["calendar", "now", "search", "weather"]
                 assert by_name["now"].announce == {} and by_name["calendar"].announce == {}

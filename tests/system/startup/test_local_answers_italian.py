@@ -71,8 +71,13 @@ def test_an_italian_question_is_answered_aloud_in_italian(assistant: Assistant) 
             assert [(m.text, m.lang) for m in played] == [(turn.reply.text, "it")], played
             _, answer = turn.question_and_answer()
             # Played, and heard as Italian: the time itself is spoken as Italian number
-            # words ("sedici e tredici"), which the base model writes oddly.
-            heard = heard_in_italian(answer)
-            assert recall(["sono", "le"], words(heard)) == 1.0, (turn.reply.text, heard)
+            # words ("sedici e tredici"), which the base model writes oddly, sometimes
+            # gluing the article to the hour ("l'ediccio" for "le diciotto"): half of the
+            # two fixed words, and more words after them for the time itself.
+            heard = words(heard_in_italian(answer))
+            assert recall(["sono", "le"], heard) >= 0.5 and len(heard) >= 3, (
+                turn.reply.text,
+                heard,
+            )
 
     asyncio.run(scenario())
