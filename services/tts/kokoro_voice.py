@@ -14,7 +14,7 @@ from services.speaker.pcm import Samples
 from services.speaker.voices import VoiceError, voice_for
 from services.tts.blends import Voice, resolve_tables
 from services.tts.embedded import PackagedModel, cache_dir, model_and_voices
-from services.tts.kokoro_split import split_model
+from services.tts.kokoro_split import open_halves, split_model
 from services.tts.kokoro_stream import SECONDS_PER_FRAME, StreamingDecoder
 from settings import Config
 
@@ -132,8 +132,8 @@ def open_kokoro(config: Config) -> KokoroVoice:
         if halves is None:
             session = _session(ort, model, options)
         else:  # kokoro-onnx keeps the text half: its tokenizer and voices are what is used
-            session = _session(ort, halves.text, options)
-            decoder = StreamingDecoder(session, _session(ort, halves.decoder, options))
+            session, decoder_session = open_halves(halves, ort, options)
+            decoder = StreamingDecoder(session, decoder_session)
         kokoro = Kokoro.from_session(session, str(voices_file))
     except Exception as exc:  # onnxruntime raises its own types for a broken model file
         raise VoiceError(f"cannot load Kokoro from {model} and {voices_file}: {exc}") from exc

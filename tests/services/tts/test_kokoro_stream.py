@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import astuple
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +11,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from services.tts.embedded import cache_dir, model_and_voices
-from services.tts.kokoro_split import halves_of, split_model
+from services.tts.kokoro_split import read_model, split_model
 from services.tts.kokoro_stream import (
     CONTEXT,
     END_PAD,
@@ -263,18 +262,41 @@ def test_the_halves_are_made_once(tmp_path: Path) -> None:
 
 
 def test_the_embedded_model_is_on_disk_once_inside_its_packages(tmp_path: Path) -> None:
-    # A copy that earlier versions assembled from the packages is removed, none is made:
-    # the cache holds only the streamed decoder's two halves, split from memory.
+    # A copy that earlier versions assembled from the packages is removed, none is made,
+    # and so are the halves they cached with their weights: the cache holds only the
+    # streamed decoder's two graphs, whose weights are read from the packages.
     assembled = tmp_path / "kokoro-v1.0.int8.onnx"
     assembled.write_bytes(b"an assembled copy")
-    for half in astuple(halves_of(assembled, tmp_path)):
-        half.write_bytes(b"a half split from the assembled copy")
+    for half in ("text", "decoder"):  # as earlier versions named them, weights and all
+        (tmp_path / f"kokoro-v1.0.int8-41566101c37a.{half}.onnx").write_bytes(b"a half")
     model, _, _ = model_and_voices("", "", tmp_path)
     halves = split_model(model, tmp_path)
     assert halves is not None
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [halves.text.name, halves.decoder.name]
-    )
+    cached = sorted(tmp_path.iterdir())
+    assert [p.name for p in cached] == sorted([halves.text.name, halves.decoder.name])
+    assert sum(p.stat().st_size for p in cached) < 3_000_000  # 1.5 MB; with weights: 92 MB
+
+
+def test_the_split_model_speaks_what_the_whole_model_does(
+    voice: KokoroVoice, decoder: StreamingDecoder
+) -> None:
+    # The halves' weights are the model's bytes at the offsets their graphs name: one
+    # wired to a wrong place would change every sample after it.
+    import onnxruntime as ort
+
+    model, _, _ = model_and_voices("", "", cache_dir({"XDG_CACHE_HOME": str(CACHE)}))
+    whole = ort.InferenceSession(read_model(model), providers=["CPUExecutionProvider"])
+    tokens = voice.kokoro.tokenizer.tokenize(voice.phonemes(SENTENCE, "en"))  # type: ignore[attr-defined]
+    style = voice.voices["en"].style[len(tokens) - 1]
+    frames = decoder.frames(tokens, style, 1.0)
+    split = decoder.decoder.run(None, frames.window(0, frames.count))[0].ravel()
+    expected = whole.run(None, {
+        "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
+        "style": np.asarray(style, np.float32).reshape(1, -1),
+        "speed": np.array([1.0], np.float32),
+    })[0].ravel()
+    assert len(split) == len(expected) > 24000
+    np.testing.assert_allclose(split, expected, rtol=0, atol=1e-5)  # measured: equal
 
 
 def test_a_model_of_another_shape_is_spoken_whole(tmp_path: Path) -> None:
