@@ -131,7 +131,7 @@ def open_kokoro(config: Config) -> KokoroVoice:
     decoder = None
     try:
         if halves is None:
-            session = _session(ort, model, options)
+            session = model_session(ort, model, options)
         else:  # kokoro-onnx keeps the text half: its tokenizer and voices are what is used
             session, decoder_session = open_halves(halves, ort, options)
             decoder = StreamingDecoder(session, decoder_session)
@@ -154,7 +154,8 @@ def open_kokoro(config: Config) -> KokoroVoice:
     return voice
 
 
-def _session(ort: Any, model: Path | PackagedModel, options: Any) -> Any:
+def model_session(ort: Any, model: Path | PackagedModel, options: Any) -> Any:
+    """A session of the whole model (the packaged one: from its bytes, joined in memory)."""
     if not isinstance(model, PackagedModel):
         return ort.InferenceSession(
             str(model), sess_options=options, providers=["CPUExecutionProvider"]

