@@ -93,7 +93,9 @@ class WyomingHandler(AsyncEventHandler):
         elif Detect.is_type(event.type):
             if self.wake is None:
                 raise ClientError("no wake word is installed here", "no-wake-word")
-            self.detector = self.wake()
+            # `detect` opens the stream: wyoming-satellite sends its mic's chunks after it
+            # with no audio-start, and `detect` again on the same connection after each turn.
+            self.detector, self.detected, self.audio = self.wake(), False, bytearray()
         elif AudioStart.is_type(event.type):
             self.audio, self.detected = bytearray(), False
         elif AudioChunk.is_type(event.type):

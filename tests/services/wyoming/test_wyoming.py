@@ -279,6 +279,28 @@ def test_the_wake_word_is_detected_by_its_model_and_other_speech_is_not(server: 
     assert NotDetected.is_type(other.type), other
 
 
+def test_a_satellite_s_wake_stream_needs_no_audio_start_and_wakes_again(server: Server) -> None:
+    """``wyoming-satellite`` with us as its wake word service sends ``detect`` then its
+    mic's chunks, with no ``audio-start``, and ``detect`` again on the same connection
+    after each turn: every ``detect`` must be able to wake it anew."""
+    word = b"".join(decode_file(spoken("Okay Nabu."))) + bytes(32000)  # 1 s of silence
+
+    async def body() -> list[Event]:
+        client = await server.client()
+        answers = []
+        for _ in range(2):
+            await client.write_event(Detect(names=["okay_nabu"]).event())
+            for at in range(0, len(word), 3200):
+                await client.write_event(AudioChunk(rate=16000, width=2, channels=1,
+                                                    audio=word[at:at + 3200]).event())
+            answers.append((await read_until(client, "detection", "error"))[-1])
+        await client.disconnect()
+        return answers
+
+    answers = run(body())
+    assert [event.type for event in answers] == ["detection", "detection"], answers
+
+
 def test_a_failed_transcription_is_an_error_to_the_client_and_nobody_apologizes(
         server: Server) -> None:
     """A transcribe-only utterance is Home Assistant's, which reports the failure itself:
