@@ -43,11 +43,14 @@ def satellite_python() -> Path:
 
 class SatellitePeer:
     """One ``wyoming-satellite`` on ``port``: :meth:`say` into its mic, :meth:`answers`
-    from its speaker, :meth:`kill` and :meth:`start` again."""
+    from its speaker, :meth:`kill` and :meth:`start` again. With ``wake_uri``, a wake
+    word service of its own listens for ``okay_nabu``: :meth:`detections` are its words."""
 
-    def __init__(self, name: str, port: int, folder: Path) -> None:
+    def __init__(self, name: str, port: int, folder: Path, wake_uri: str = "") -> None:
         self.name = name
         self.port = port
+        self.wake_uri = wake_uri
+        self.detected = folder / f"{name}.detections"
         self.fifo = folder / f"{name}.mic"
         self.speaker = folder / f"{name}.pcm"
         self.stderr = folder / f"{name}.log"
@@ -67,6 +70,10 @@ class SatellitePeer:
             "--snd-command", " ".join([*peer, "snd", str(self.speaker)]),
             "--snd-command-rate", str(RATE),
         ]
+        if self.wake_uri:
+            command += ["--wake-uri", self.wake_uri, "--wake-word-name", "okay_nabu",
+                        "--detection-command", " ".join([*peer, "note", str(self.detected)]),
+                        "--debug"]  # it says when it has reached its wake service
         with open(self.stderr, "ab") as log:
             self._proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
                                           stderr=log, start_new_session=True)
@@ -86,6 +93,15 @@ class SatellitePeer:
     def say(self, pcm: bytes, silence: float = 1.5) -> None:
         """Speech (16 kHz mono PCM16) into the mic, then ``silence`` seconds of quiet."""
         os.write(self._mic, pcm + bytes(2 * round(silence * RATE)))
+
+    def wake_connected(self) -> bool:
+        """Whether it has reached its wake word service: until then what its mic hears
+        is lost (it tries again every few seconds)."""
+        return "Connected to wake service" in self.stderr.read_text()
+
+    def detections(self) -> list[str]:
+        """The name of each wake word its wake service has detected so far."""
+        return self.detected.read_text().split() if self.detected.exists() else []
 
     def answers(self) -> list[tuple[np.ndarray, float]]:
         """Each answer played so far: its samples at 16 kHz, and when its sound began."""

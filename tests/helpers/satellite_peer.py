@@ -5,7 +5,9 @@ FIFO (16 kHz mono PCM16), as it comes; opened read-write, so it never sees an en
 when a writer closes. ``satellite_peer.py snd FILE``: the satellite's speaker; each
 answer's PCM is added to FILE and, when the satellite closes it after the answer,
 a line ``START END FIRST_LOUD`` (byte offsets in FILE, and the epoch time its first
-loud sample arrived, or 0) is added to ``FILE.log``.
+loud sample arrived, or 0) is added to ``FILE.log``. ``satellite_peer.py note FILE``:
+an event command (``--detection-command``); what the satellite gives it on stdin (the
+wake word's name) is added to FILE as a line.
 """
 
 from __future__ import annotations
@@ -45,5 +47,10 @@ def snd(path: str) -> None:
         log.write(f"{start} {end} {first}\n")
 
 
+def note(path: str) -> None:
+    with open(path, "a") as out:
+        out.write(sys.stdin.read().strip() + "\n")
+
+
 if __name__ == "__main__":
-    {"mic": mic, "snd": snd}[sys.argv[1]](sys.argv[2])
+    {"mic": mic, "snd": snd, "note": note}[sys.argv[1]](sys.argv[2])

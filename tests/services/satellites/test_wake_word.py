@@ -38,18 +38,12 @@ def rooms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rooms]:
         yield served
 
 
-def asked(rooms: Rooms, since: int) -> list[str]:
-    """The questions the LLM was asked after its first ``since`` requests."""
-    return [str(request["messages"][-1]["content"]).lower()
-            for request in rooms.llm.requests[since:]]
-
-
 def test_only_speech_after_the_wake_word_is_a_question(rooms: Rooms) -> None:
     before = len(rooms.llm.requests)
     # The quiet first: no follow-up window of an earlier answer may still be open.
     heard = rooms.ask("hall", PAST_THE_WINDOW, NOT_A_QUESTION, f"Okay Nabu, {QUESTION}")
     assert recall(words(ANSWER), words(heard)) >= 0.8, heard
-    (question,) = asked(rooms, before)  # the speech without the word asked nothing
+    (question,) = rooms.asked(before)  # the speech without the word asked nothing
     assert recall(words(QUESTION), words(question)) >= 0.8, question
     assert "joke" not in question
 
@@ -59,7 +53,7 @@ def test_a_follow_up_needs_no_word_within_the_window(rooms: Rooms) -> None:
     before = len(rooms.llm.requests)
     heard = rooms.ask("hall", FOLLOW_UP)
     assert recall(words(ANSWER), words(heard)) >= 0.8, heard
-    (question,) = asked(rooms, before)
+    (question,) = rooms.asked(before)
     assert recall(words(FOLLOW_UP), words(question)) >= 0.6, question
 
 
@@ -67,5 +61,5 @@ def test_past_the_window_the_word_is_needed_again(rooms: Rooms) -> None:
     rooms.ask("hall", PAST_THE_WINDOW, f"Okay Nabu, {QUESTION}")
     before = len(rooms.llm.requests)
     rooms.ask("hall", PAST_THE_WINDOW, FOLLOW_UP, f"Okay Nabu, {QUESTION}")
-    (question,) = asked(rooms, before)
+    (question,) = rooms.asked(before)
     assert "weekend" not in question and "rome" in question, question
