@@ -1,6 +1,7 @@
 """Whether a transcript stops where no sentence can: after an article, a preposition, a
 conjunction, a possessive or an auxiliary ("what is the weather like in"), or, in
-Japanese, after a particle ("明日の東京の").
+Japanese, after a particle or a conjunction ("明日の東京の", "起きれば") or on a noun
+("キッチンの電気").
 
 The second opinion of the end of turn: the audio model hears intonation, which a
 person who stops to think can keep falling; the words say plainly that the question
@@ -31,7 +32,12 @@ DANGLING = {
         è sono era sarà ha hanno
     """.split()),
 }
-PARTICLES_JA = ("の", "を", "に", "が", "は", "と", "で", "へ", "も", "から", "まで", "より", "や")
+PARTICLES_JA = ("の", "を", "に", "が", "は", "と", "で", "へ", "も", "から", "まで", "より", "や",
+                "ば", "たら", "だら", "けど", "けれど", "ながら")
+"""Case particles, and the conjunctions that join a clause to the next ("起きれば", "高いけど").
+Not the te-form: "つけて" is a whole request as often as a clause that goes on."""
+LENGTHENING_JA = "ー〜"
+"""Marks that stretch the sound before them ("ねー"): the word ends on what they follow."""
 
 
 def _letters(text: str) -> str:
@@ -48,7 +54,19 @@ def dangling(text: str, lang: str) -> bool:
         return False
     last = words[-1]
     if lang == "ja":
-        return last.endswith(PARTICLES_JA)
+        return last.endswith(PARTICLES_JA) or _ends_on_noun(last)
     if lang == "it" and "'" in last:  # "dell'", "l'": an elided article
         return last.endswith("'")
     return last.strip("'") in DANGLING.get(lang, frozenset())
+
+
+def _ends_on_noun(text: str) -> bool:
+    """A Japanese sentence ends on its predicate (a verb, an adjective, the copula) or a
+    sentence-final particle, which end in kana ("つけてください", "どこですか"); one that
+    ends in kanji or katakana ends on a noun ("キッチンの電気"), with the predicate still
+    to come. A bare noun said as a whole request ("東京の天気") waits the long silence."""
+    stem = text.rstrip(LENGTHENING_JA)
+    if not stem:
+        return False
+    return unicodedata.name(stem[-1], "").startswith(("CJK UNIFIED", "CJK COMPATIBILITY",
+                                                      "IDEOGRAPHIC ITERATION", "KATAKANA"))

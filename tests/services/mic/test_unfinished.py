@@ -17,6 +17,12 @@ from services.mic.unfinished import dangling
     ("Che tempo farà domani a", "it"),
     ("明日の東京の", "ja"),
     ("駅まで", "ja"),
+    ("キッチンの電気", "ja"),  # a noun: the predicate is still to come
+    ("十分のタイマー。", "ja"),  # katakana, and the STT's full stop changes nothing
+    ("ｷｯﾁﾝの電気", "ja"),  # half-width katakana too
+    ("スーパー", "ja"),  # the lengthening mark ends a katakana word
+    ("何時に起きれば", "ja"),  # a conditional: the main clause is still to come
+    ("ちょっと聞きたいんだけど", "ja"),
 ])
 def test_stops_mid_sentence(text: str, lang: str) -> None:
     assert dangling(text, lang)
@@ -29,6 +35,10 @@ def test_stops_mid_sentence(text: str, lang: str) -> None:
     ("Che tempo farà domani a Roma?", "it"),
     ("Qual è la capitale dell'Australia?", "it"),
     ("明日の東京の天気はどうですか？", "ja"),
+    ("電気をつけてください。", "ja"),
+    ("今日は暑いねー", "ja"),  # a lengthened sentence-final particle
+    ("すごーい", "ja"),
+    ("電気をつけて", "ja"),  # the te-form is a whole request as often as not
     ("", "en"),
     ("What is the weather like in", "de"),  # nothing known about German
 ])
