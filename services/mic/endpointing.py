@@ -9,7 +9,9 @@ may end there when it is confident enough (``[vad] end_of_turn_threshold``); oth
 the turn waits up to ``[vad] silence``. With ``end_of_turn = "model+text"`` the words
 have a say too: the turn ends only once the STT's guess of the audio up to this pause
 has come and does not stop mid-sentence (``services/mic/unfinished.py``). Waiting for
-the guess costs next to nothing: the answer is made from that same transcript.
+the guess costs next to nothing: the answer is made from that same transcript. When
+the guess does stop mid-sentence the turn waits longer than ``[vad] silence``
+(``UNFINISHED_WAIT``): a person waits out a long pause after "what is the capital of".
 ``end_of_turn = "silence"`` is the fixed window alone.
 """
 
@@ -24,6 +26,12 @@ from settings.schema import VadConfig
 
 log = logging.getLogger(__name__)
 
+UNFINISHED_WAIT = 1.5
+"""How many times ``[vad] silence`` a turn waits when the guess of its pause stops
+mid-sentence: a pause of 1 s, which people make while looking for a word, plus the
+trailing sound Silero drops, is more than the 1.2 s that a question the model merely
+hears as unsure waits."""
+
 TurnModel = Callable[[bytes], float]
 """The probability that the speaker has finished, from 16 kHz PCM16 audio ending at the
 pause."""
@@ -32,6 +40,7 @@ pause."""
 class Endpointer:
     def __init__(self, vad: VadConfig, model: TurnModel | None = None) -> None:
         self.long = round(vad.silence * RATE)
+        self.longest = round(vad.silence * UNFINISHED_WAIT * RATE)
         self.short = round(vad.short_silence * RATE)
         self.threshold = vad.end_of_turn_threshold
         self.model = model if vad.end_of_turn != "silence" else None
@@ -52,7 +61,7 @@ class Endpointer:
         is the utterance with that silence (None: nothing worth judging, only the long
         silence ends it)."""
         if silent >= self.long:
-            return True
+            return silent >= self.longest or not self._stops_mid_sentence(end)
         if audio is None or self.model is None or silent < self.short:
             return False
         if silent - step < self.short:  # the model judges each pause once
@@ -66,6 +75,11 @@ class Endpointer:
         if self.guess is None or self.guess[0] != end:
             return False  # its words have not come yet
         return not self.guess[1]
+
+    def _stops_mid_sentence(self, end: int) -> bool:
+        """Whether the words of the pause after speech that ended at ``end`` have come
+        and stop mid-sentence."""
+        return self.reads and self.guess is not None and self.guess == (end, True)
 
 
 def load_turn_model(vad: VadConfig) -> TurnModel | None:

@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from services.mic.endpointing import UNFINISHED_WAIT
 from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
 from services.mic.vad import FRAME, RATE
 from settings.schema import VadConfig
@@ -16,6 +17,7 @@ VAD = VadConfig(silence=1.2, short_silence=0.2, end_of_turn="model", pre_roll=0.
                 min_speech=0.25, end_of_turn_threshold=0.5)
 SHORT_FRAMES = math.ceil(0.2 * RATE / FRAME)
 LONG_FRAMES = math.ceil(1.2 * RATE / FRAME)
+LONGEST_FRAMES = math.ceil(1.2 * UNFINISHED_WAIT * RATE / FRAME)
 
 
 class ScriptedModel:
@@ -148,13 +150,33 @@ def test_with_the_words_a_complete_turn_ends_once_its_guess_has_come() -> None:
     assert ended_at == 30 + SHORT_FRAMES + 4
 
 
-def test_with_the_words_a_guess_that_stops_mid_sentence_waits_for_the_long_silence() -> None:
-    stream = Stream(Segmenter(TEXT, ScriptedModel(0.9)))
+def paused_with_guess(probability: float, guess: str) -> Stream:
+    """Speech, then the start of a pause whose guess ``guess`` has come."""
+    stream = Stream(Segmenter(TEXT, ScriptedModel(probability)))
     stream.push(30, 1.0)
     stream.push(2, 0.0)
     [(_, paused)] = stream.of(Paused)
     assert isinstance(paused, Paused)
-    stream.segmenter.endpointer.heard(paused.end, "What is the weather like in.", "en")
+    stream.segmenter.endpointer.heard(paused.end, guess, "en")
+    return stream
+
+
+@pytest.mark.parametrize("probability", [0.9, 0.2])
+def test_with_the_words_a_guess_that_stops_mid_sentence_waits_past_the_long_silence(
+    probability: float,
+) -> None:
+    """Whatever the audio model says, "... like in" waits the longest: a pause of a
+    second while looking for a word must not cut the question in two."""
+    stream = paused_with_guess(probability, "What is the weather like in.")
+    stream.push(LONG_FRAMES + 3, 0.0)
+    assert stream.of(Ended) == []
+    stream.push(LONGEST_FRAMES, 0.0)
+    [(ended_at, _)] = stream.of(Ended)
+    assert ended_at == 30 + LONGEST_FRAMES
+
+
+def test_with_the_words_a_finished_guess_the_model_doubts_ends_at_the_long_silence() -> None:
+    stream = paused_with_guess(0.2, "What is the capital of Australia?")
     stream.push(LONG_FRAMES + 5, 0.0)
     [(ended_at, _)] = stream.of(Ended)
     assert ended_at == 30 + LONG_FRAMES
