@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from services.mic.endpointing import TurnModel
 from services.mic.segmenter import Ended, Paused, Segmenter
 from services.mic.smart_turn import SmartTurn
 from services.mic.vad import FRAME, RATE, load_scorer, to_float
@@ -42,6 +43,10 @@ QUESTIONS = {  # (question, words before the pause; characters for Japanese)
         ("Who wrote the novel Pride and Prejudice?", 4),
         ("Turn on the light in the kitchen, please.", 5),
         ("How many minutes are there in a day?", 4),
+        ("Set a timer for ten minutes, please.", 3),
+        ("What time does the supermarket close today?", 4),
+        ("Can you play some relaxing music in the living room?", 5),
+        ("Send a message to my brother saying I will be late.", 6),
     ],
     "it": [
         ("Che tempo farà domani a Roma?", 3),
@@ -50,6 +55,10 @@ QUESTIONS = {  # (question, words before the pause; characters for Japanese)
         ("Quanto dista la luna dalla terra?", 3),
         ("Accendi la luce in cucina, per favore.", 3),
         ("Chi ha scritto il romanzo Orgoglio e pregiudizio?", 4),
+        ("Imposta un timer di dieci minuti, per favore.", 3),
+        ("A che ora chiude il supermercato oggi?", 4),
+        ("Metti un po' di musica rilassante in soggiorno.", 4),
+        ("Come si dice grazie in giapponese?", 3),
     ],
     "ja": [
         ("明日の東京の天気はどうですか？", 6),
@@ -58,6 +67,10 @@ QUESTIONS = {  # (question, words before the pause; characters for Japanese)
         ("明日の朝九時に妹に電話するように教えてください。", 9),
         ("キッチンの電気をつけてください。", 7),
         ("月は地球からどのくらい離れていますか？", 6),
+        ("十分のタイマーをセットしてください。", 7),
+        ("リビングで音楽をかけてください。", 7),
+        ("明日は何時に起きればいいですか？", 10),
+        ("兄に遅れると伝えてください。", 6),
     ],
 }
 VOICES = ["jm_kumo", "jf_alpha"]
@@ -76,18 +89,26 @@ class CountingModel:
         return probability
 
 
-def endings(audio: np.ndarray, vad: VadConfig, model: CountingModel | None,
+def endings(audio: np.ndarray, vad: VadConfig, model: TurnModel | None,
             words: list[tuple[int, str, str]]) -> list[float]:
     """For each utterance the mic makes of ``audio`` (16 kHz float): seconds from its last
-    voiced frame to the moment its turn ended. ``words``: (sample position up to which,
-    text, language) of what was said, handed to the end of turn at each pause at once,
-    as a perfect STT's guess would be."""
+    voiced frame to the moment its turn ended."""
+    return [(closed - end) / RATE for end, closed in turns(audio, vad, model, words)]
+
+
+def turns(audio: np.ndarray, vad: VadConfig, model: TurnModel | None,
+          words: list[tuple[int, str, str]], tail: float = TAIL) -> list[tuple[int, int]]:
+    """For each utterance the mic makes of ``audio`` (16 kHz float, heard after ``LEAD``
+    seconds of silence and followed by ``TAIL``): the sample positions of its last voiced
+    frame and of the moment its turn ended. ``words``: (sample position in ``audio`` up
+    to which, text, language) of what was said, handed to the end of turn at each pause
+    at once, as a perfect STT's guess would be."""
     scorer = load_scorer(vad.engine)
     segmenter = Segmenter(vad, model)
     lead = round(LEAD * RATE)
-    gap, tail = np.zeros(lead), np.zeros(round(TAIL * RATE))
-    pcm = (np.clip(np.concatenate([gap, audio, tail]), -1, 1) * 32767).astype("<i2").tobytes()
-    out: list[float] = []
+    stream = np.concatenate([np.zeros(lead), audio, np.zeros(round(tail * RATE))])
+    pcm = (np.clip(stream, -1, 1) * 32767).astype("<i2").tobytes()
+    out: list[tuple[int, int]] = []
     for at in range(0, len(pcm) - 2 * FRAME + 1, 2 * FRAME):
         frame = pcm[at : at + 2 * FRAME]
         for event in segmenter.push(frame, scorer(to_float(frame))):
@@ -96,7 +117,7 @@ def endings(audio: np.ndarray, vad: VadConfig, model: CountingModel | None,
                                   words[-1][1:])
                 segmenter.endpointer.heard(event.end, text, lang[:2])
             if isinstance(event, Ended):
-                out.append((segmenter.position - event.end) / RATE)
+                out.append((event.end, segmenter.position))
     return out
 
 
@@ -105,15 +126,23 @@ def measure(pauses: list[float], variants: dict[str, tuple[VadConfig, CountingMo
     heard = 0.0
     rows: dict[str, dict[str, Any]] = {}
     for lang, questions in QUESTIONS.items():
-        row: dict[str, Any] = {"clips": 0, **{f"split {v}": 0 for v in variants},
+        row: dict[str, Any] = {"clips": 0, "questions": 0,
+                               **{f"{what} {v}": 0 for v in variants
+                                  for what in ("split", "waited", "split whole")},
                                **{f"close {v}": [] for v in variants}}
         for voice in VOICES:
             for text, count in questions:
                 question = split(text, count, lang, voice)
                 prefix = text[:count] if lang == "ja" else " ".join(text.split()[:count])
+                row["questions"] += 1
                 for name, (vad, model) in variants.items():
                     whole = [(len(question.before) + len(question.after) + RATE, text, lang)]
-                    row[f"close {name}"] += endings(question.with_pause(0.0), vad, model, whole)
+                    closes = endings(question.with_pause(0.0), vad, model, whole)
+                    row[f"close {name}"] += closes
+                    # a natural pause in the fluent sentence cut it without any added
+                    row[f"split whole {name}"] += len(closes) > 1
+                    # the model heard a finished question as unfinished
+                    row[f"waited {name}"] += model is not None and closes[-1] >= vad.silence
                     if model is not None:
                         heard += len(question.with_pause(0.0)) / RATE + LEAD + TAIL
                 for pause in pauses:
@@ -152,15 +181,20 @@ def main() -> None:
     print(f"pauses {pauses} s; short {defaults.short_silence} s, long {defaults.silence} s, "
           f"threshold {defaults.end_of_turn_threshold}")
     clips = sum(row["clips"] for row in result["rows"].values())
+    questions = sum(row["questions"] for row in result["rows"].values())
     for name in variants:
         print(f"  {name}:")
         for lang, row in result["rows"].items():
             close = row[f"close {name}"]
             print(f"    {lang:<6} cut in two {row[f'split {name}']}/{row['clips']}; a finished "
                   f"question closed after {statistics.median(close):.2f} s median, "
-                  f"{max(close):.2f} s max")
+                  f"{max(close):.2f} s max; waited the long silence "
+                  f"{row[f'waited {name}']}/{row['questions']}; cut in two without an added "
+                  f"pause {row[f'split whole {name}']}/{row['questions']}")
         cut = sum(row[f"split {name}"] for row in result["rows"].values())
-        print(f"    all    cut in two {cut}/{clips} = {cut / clips:.1%}")
+        waited = sum(row[f"waited {name}"] for row in result["rows"].values())
+        print(f"    all    cut in two {cut}/{clips} = {cut / clips:.1%}; finished questions "
+              f"that waited the long silence {waited}/{questions} = {waited / questions:.1%}")
     costs = result["model_costs"]
     print(f"  model: {len(costs)} decisions, CPU {statistics.median(costs) * 1000:.0f} ms "
           f"median, {max(costs) * 1000:.0f} ms max; {sum(costs) / result['heard_seconds']:.4f} "
