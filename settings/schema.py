@@ -222,8 +222,15 @@ class AudioConfig(Table):
     sounds more natural (the voice's intonation falls at every cut)."""
     echo_cancel: bool = False
     """Remove the assistant's own voice from what the mic hears (speexdsp's canceller, fed
-    with what the speaker played): then plain speech, not only the wake word,
+    with what was played: ``echo_reference``): then plain speech, not only the wake word,
     interrupts an answer. Needs the mic and the speaker on one machine."""
+    echo_reference: Literal["monitor", "bus"] = "monitor"
+    """What the canceller removes: ``monitor``, what the sound server (PulseAudio or
+    PipeWire) plays on the default output, recorded from its monitor source by the mic
+    in step with the mic (a small, steady delay; music played there is removed too); or
+    ``bus``, what the speaker gave its device (``tts.played``: any sound system, only the
+    assistant's voice, but the delay to the air is the device's buffer, which through
+    PulseAudio's ALSA plugin is seconds and drifts)."""
 
 
 class DialogueConfig(Table):

@@ -130,7 +130,8 @@ class Interrupted(Message):
 class Played(Message):
     """What the speaker sent to the sound card, as 16 kHz mono PCM16 in frames of about
     40 ms, while it plays: the reference the mic's echo canceller removes from what it
-    hears (``[audio] echo_cancel``). Silence is not sent: no frame means nothing played."""
+    hears (``[audio] echo_cancel`` with ``echo_reference = "bus"``). Silence is not sent: no
+    frame means nothing played."""
 
     TOPIC = "tts.played"
     pcm: bytes

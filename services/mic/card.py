@@ -19,6 +19,7 @@ import sounddevice as sd
 
 from bus.ratelimit import RateLimitedLog
 from services.mic.convert import ToSpeechFormat
+from services.mic.monitor import SERVER_DEVICE, server_source
 from services.mic.sources import Block
 from services.mic.vad import RATE
 
@@ -96,27 +97,29 @@ def stream_format(device: int) -> tuple[int, int]:
 
 
 class CardStream:
-    """One open input stream, read block by block on the event loop."""
+    """One open input stream, read block by block on the event loop: the card, or with
+    ``source`` that source of the sound server (through the ALSA ``pulse`` device)."""
 
-    def __init__(self, card: str) -> None:
-        self.device = find_card(card)
+    def __init__(self, card: str, source: str = "") -> None:
+        self.device = find_card(SERVER_DEVICE if source else card)
         self.name = sd.query_devices(self.device)["name"]
         rate, channels = stream_format(self.device)
         self.convert = ToSpeechFormat(rate, channels)
         self._loop = asyncio.get_running_loop()
         self._queue: collections.deque[tuple[bytes, float]] = collections.deque(maxlen=QUEUE_BLOCKS)
         self._arrived = asyncio.Event()
-        self._stream = sd.RawInputStream(
-            device=self.device,
-            samplerate=rate,
-            channels=channels,
-            dtype="int16",
-            blocksize=round(rate * 0.032),
-            callback=self._callback,
-        )
+        with server_source(source):
+            self._stream = sd.RawInputStream(
+                device=self.device,
+                samplerate=rate,
+                channels=channels,
+                dtype="int16",
+                blocksize=round(rate * 0.032),
+                callback=self._callback,
+            )
         self.latency = float(self._stream.latency)  # type: ignore[arg-type]
         self._stream.start()
-        which = self.name if card else f"{self.name} (the system's default input)"
+        which = source or (self.name if card else f"{self.name} (the system's default input)")
         log.info("mic: %s at %d Hz, %d channel(s)", which, rate, channels)
 
     def _callback(self, indata: Any, frames: int, when: Any, status: sd.CallbackFlags) -> None:
@@ -159,14 +162,17 @@ def rescan() -> None:
     sd._initialize()
 
 
-async def capture(card: str, report: Callable[[str | None], None]) -> AsyncIterator[Block]:
-    """Blocks from the card for ever: a failure is reported (``report(reason)``), the card
-    reopened with backoff, and ``report(None)`` called once it delivers again."""
+async def capture(
+    card: str, report: Callable[[str | None], None], source: str = ""
+) -> AsyncIterator[Block]:
+    """Blocks from the card (or the sound server's ``source``) for ever: a failure is
+    reported (``report(reason)``), the stream reopened with backoff, and ``report(None)``
+    called once it delivers again."""
     delay = BACKOFF[0]
     while True:
         stream: CardStream | None = None
         try:
-            stream = CardStream(card)
+            stream = CardStream(card, source)
             async for block in stream.blocks():
                 if block.fresh:
                     report(None)
@@ -180,4 +186,5 @@ async def capture(card: str, report: Callable[[str | None], None]) -> AsyncItera
                 stream.close()
         await asyncio.sleep(delay)
         delay = min(delay * 2, BACKOFF[1])
-        rescan()
+        if not source:  # the server's device is always listed; a rescan closes every stream
+            rescan()

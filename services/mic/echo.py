@@ -1,7 +1,10 @@
 """Echo cancellation: the assistant's own voice taken out of what the mic hears.
 
-The speaker sends what it played (``tts.played``: 16 kHz PCM with the time
-each frame reaches the sound card); the mic keeps the last seconds of it and,
+The reference is what was played: the output's monitor source, recorded by
+the mic alongside its own audio (``[audio] echo_reference = "monitor"``,
+:meth:`EchoCanceller.monitored`), or what the speaker sends (``tts.played``:
+16 kHz PCM with the time each frame reaches the sound card,
+:meth:`EchoCanceller.played`). The mic keeps the last seconds of it and,
 for every frame it captured at time t, hands speexdsp the reference played at
 t - delay. The delay (the air, the two devices' buffers, the errors in their
 reported latencies) is estimated by cross-correlating the mic with the
@@ -28,9 +31,16 @@ delay estimate's error."""
 KEEP = 8 * RATE
 """Samples of reference kept."""
 LAGS = (-0.5, 4.0)
-"""Seconds of delay searched: the reported latencies may be off either way, and through
-PulseAudio's ALSA plugin the speaker hands audio over seconds before the sound server
-plays it (0.7-3 s measured on the tests' virtual card), out of PortAudio's sight."""
+"""Seconds of delay searched for the speaker's reference: the reported latencies may be off
+either way, and through PulseAudio's ALSA plugin the speaker hands audio over seconds
+before the sound server plays it (0.7-3 s measured on the tests' virtual card), out of
+PortAudio's sight."""
+MONITOR_LAGS = (-0.1, 1.5)
+"""Seconds searched for the monitor's: the output's buffer after the monitor (tens of ms
+to a few hundred), the air, the mic's buffer."""
+HOLD = 0.15
+"""Seconds a mic frame may wait for the monitor's audio of its time (the two streams'
+blocks arrive in turn): longer, and the monitor is taken as stalled (zeros)."""
 DECIMATE = 4
 """The delay is searched at 4 kHz (a quarter of the cost); the adaptive filter takes up
 the quarter millisecond left."""
@@ -39,6 +49,8 @@ MARGIN = 0.02
 sees the start of the echo path."""
 REANCHOR = RATE // 20
 """Samples (50 ms) a block's reported time may be off before it is believed."""
+LOST = RATE
+"""Samples of blocks all reported late after which the lateness is taken as audio lost."""
 ESTIMATE_EVERY = RATE // 2
 WINDOW = 2 * RATE
 """Samples of mic and reference correlated per estimate."""
@@ -89,14 +101,63 @@ class Reference:
         return out
 
 
+class SampleClock:
+    """The sample index just past a stream's latest block. Consecutive blocks are consecutive
+    samples; a block's reported time is when its callback ran, which is late whenever the
+    machine is busy (by up to 80 ms on a loaded 2-core machine, then on time again with the
+    next block), and never early. So a time far earlier than the count is taken at once (the
+    count started from a late block), a later one only once every block for ``LOST``
+    samples has been that late (audio was lost), and any time of a reopened stream."""
+
+    def __init__(self, name: str = "") -> None:
+        self.name = name
+        self.end: int | None = None
+        self.moves = 0
+        """Times the count was set again from a reported time (after the first)."""
+        self._late = 0
+        """Samples of blocks in a row reported later than ``REANCHOR`` after the count..."""
+        self._least = 0
+        """... and the least they were late by."""
+
+    def advance(self, samples: int, reported_end: float, fresh: bool = False) -> int:
+        reported = round(reported_end * RATE)
+        if self.end is None or fresh:
+            self.moves += self.end is not None
+            self.end, self._late = reported, 0
+            return self.end
+        expected = self.end + samples
+        off = reported - expected
+        if off < REANCHOR:
+            self._late = 0
+            self.end = expected + (self._move(off, "counted late") if off <= -REANCHOR else 0)
+            return self.end
+        self._least = off if not self._late else min(self._least, off)
+        self._late += samples
+        self.end = expected
+        if self._late >= LOST:
+            self.end, self._late = expected + self._move(self._least, "audio was lost"), 0
+        return self.end
+
+    def _move(self, by: int, why: str) -> int:
+        log.info("%s: %s: its time moves %+.0f ms", self.name, why, 1000 * by / RATE)
+        self.moves += 1
+        return by
+
+
 class EchoCanceller:
-    def __init__(self, delay: float = 0.05) -> None:
+    def __init__(self, delay: float = 0.05, monitor: bool = False) -> None:
         self.speex = SpeexCanceller(FRAME, TAIL, RATE)
         self.reference = Reference()
         self.delay = round(delay * RATE)
         """Samples from the reference's time to its echo in the mic (estimated)."""
+        self.monitor = monitor
+        self.lags = MONITOR_LAGS if monitor else LAGS
+        self.hold = round(HOLD * RATE) if monitor else 0
+        """Samples a mic frame waits for its reference: the monitor's is a continuous stream
+        that comes in step; the speaker's comes ahead of the echo, or not at all (silence)."""
+        self._monitor_clock = SampleClock("echo reference")
         self._pending = bytearray()
-        self._pending_end = 0
+        self._pending_end = SampleClock("mic")
         self._heard = np.zeros(WINDOW, dtype=np.float32)
         self._heard_end = 0
         self._since_estimate = 0
@@ -121,19 +182,34 @@ class EchoCanceller:
         return self._converged and self._aligned
 
     def played(self, pcm: bytes, start: float) -> None:
+        """What the speaker played from ``start`` (epoch seconds)."""
         self.reference.add(pcm, start)
 
-    def clean(self, pcm: bytes, end: float) -> tuple[bytes, float]:
+    def monitored(self, pcm: bytes, end: float, fresh: bool = False) -> None:
+        """A block of the monitor, recorded until ``end`` (epoch seconds, as the mic's);
+        ``fresh``: the first of a newly opened stream."""
+        moves = self._monitor_clock.moves
+        last = self._monitor_clock.advance(len(pcm) // 2, end, fresh)
+        self._lose_alignment(moves != self._monitor_clock.moves)
+        self.reference.add(pcm, (last - len(pcm) // 2) / RATE)
+
+    def clean(self, pcm: bytes, end: float, fresh: bool = False) -> tuple[bytes, float]:
         """The mic's audio captured until ``end`` (epoch seconds) without the echo: the whole
-        frames of it (a rest waits for the next call) and the time just after them."""
+        frames of it whose reference is there (the rest waits for the next call) and the
+        time just after them."""
+        if fresh:
+            self._pending.clear()  # unrelated to what came before
         self._pending += pcm
-        expected = self._pending_end + len(pcm) // 2
-        reported = round(end * RATE)
-        # Consecutive blocks are consecutive samples: the reported time (which jitters by
-        # some 10 ms) counts only when it is far off (audio was lost, the card reopened).
-        self._pending_end = expected if abs(reported - expected) < REANCHOR else reported
+        moves = self._pending_end.moves
+        last = self._pending_end.advance(len(pcm) // 2, end, fresh)
+        self._lose_alignment(moves != self._pending_end.moves)
+        first = last - len(self._pending) // 2
         whole = len(self._pending) // (2 * FRAME) * FRAME
-        first = self._pending_end - len(self._pending) // 2
+        if self.hold:
+            # Up to the frame whose reference has come, or that has waited long enough.
+            lead = self.reference.end - (first - self.delay + round(MARGIN * RATE))
+            waited = last - first - self.hold
+            whole = min(whole, max(lead, waited, 0) // FRAME * FRAME)
         out = bytearray()
         for at in range(0, whole, FRAME):
             mic = bytes(self._pending[2 * at : 2 * at + 2 * FRAME])
@@ -145,17 +221,29 @@ class EchoCanceller:
             out += cleaned
             self._remember(np.frombuffer(mic, dtype="<i2").astype(np.float32), index + FRAME)
         del self._pending[: 2 * whole]
-        return bytes(out), (self._pending_end - len(self._pending) // 2) / RATE
+        return bytes(out), (last - len(self._pending) // 2) / RATE
+
+    def _lose_alignment(self, moved: bool) -> None:
+        """One stream's time moved: the echo is elsewhere until an estimate finds it again."""
+        if moved:
+            self._aligned, self._candidate = False, None
+
+    @property
+    def reduction(self) -> float:
+        """dB the canceller takes off what the mic hears while the assistant speaks (over
+        about the last second: the user talking over the echo lowers it)."""
+        return float(10 * np.log10(max(self._echo_power, 1.0) / max(self._left_power, 1.0)))
 
     def _follow(self, mic: bytes, cleaned: bytes) -> None:
-        """Track how much of the echo the canceller removes, until it has converged (then
-        the user's voice, talking over the echo, counts as what is left)."""
-        if self._converged:
-            return
-        self.adapted += FRAME
+        """Track how much of the echo the canceller removes; until it has converged, that
+        decides whether its output can be trusted (after, the user's voice, talking over the
+        echo, counts as what is left)."""
         for power, pcm in (("_echo_power", mic), ("_left_power", cleaned)):
             square = float(np.mean(np.frombuffer(pcm, dtype="<i2").astype(np.float32) ** 2))
             setattr(self, power, (1 - SMOOTHING) * getattr(self, power) + SMOOTHING * square)
+        if self._converged:
+            return
+        self.adapted += FRAME
         self._converged = self._aligned and self.adapted >= CONVERGED and (
             self._left_power < QUIET or self._echo_power > REDUCTION * self._left_power
         )
@@ -169,7 +257,7 @@ class EchoCanceller:
             self._estimate()
 
     def _estimate(self) -> None:
-        lo, hi = round(LAGS[0] * RATE), round(LAGS[1] * RATE)
+        lo, hi = round(self.lags[0] * RATE), round(self.lags[1] * RATE)
         played = self.reference.take(self._heard_end - WINDOW - hi, WINDOW + hi - lo)
         if float(np.mean(played**2)) < LOUD or float(np.mean(self._heard**2)) < 1e2:
             return  # the assistant was silent (or the mic is): nothing to align

@@ -40,6 +40,7 @@ from services.mic.earcon import Earcon
 from services.mic.echo import EchoCanceller
 from services.mic.endpointing import TurnModel, load_turn_model
 from services.mic.gate import Gate
+from services.mic.monitor import MONITOR
 from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
 from services.mic.sources import Block, replay
 from services.mic.vad import FRAME, RATE, SpeechScorer, load_scorer, to_float
@@ -81,23 +82,36 @@ class Listener(Service):
         """The id of the latest ``BargeIn``: the speaker's ``Interrupted`` answers it."""
         self._anchor = (0, 0.0)  # (sample position, epoch time) of the latest block's end
 
-    async def run(self, blocks: AsyncIterator[Block]) -> None:
-        """Hear every block until the source ends, following the bus meanwhile."""
+    async def run(
+        self, blocks: AsyncIterator[Block], monitor: AsyncIterator[Block] | None = None
+    ) -> None:
+        """Hear every block until the source ends, following the bus meanwhile, and the
+        output's ``monitor`` (the echo reference) if given."""
         self.subscribe(self.bus)
-        events = asyncio.ensure_future(self.serve())
+        tasks = [asyncio.ensure_future(self.serve())]
+        if monitor is not None:
+            tasks.append(asyncio.ensure_future(self._monitor(monitor)))
         try:
             async for block in blocks:
                 self.hear(block)
         finally:
-            events.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await events
+            for task in tasks:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def _monitor(self, blocks: AsyncIterator[Block]) -> None:
+        assert self.echo is not None
+        async for block in blocks:
+            self.echo.monitored(block.pcm, block.end, block.fresh)
 
     # -- audio ------------------------------------------------------------------------
 
     def hear(self, block: Block) -> None:
         if self.echo is not None:
-            pcm, end = self.echo.clean(block.pcm, block.end)
+            pcm, end = self.echo.clean(block.pcm, block.end, block.fresh)
+            if not pcm and not block.fresh:
+                return  # every frame waits for its reference
             block = Block(pcm, end, block.fresh)
         if block.fresh and self.wake is not None:
             self.wake.reset()
@@ -174,6 +188,9 @@ class Listener(Service):
                     log.info("speech onset while the echo canceller adapts: not a barge-in")
                     self._forget("")
                     return
+                if self.echo is not None:
+                    log.info("echo delay %.0f ms, %.0f dB taken off", 1000 * self.echo.delay / RATE,
+                             self.echo.reduction)
                 self._barge_in("speech", self._epoch(event.start), self.turn)
             log.debug("turn %s: speech started", self.turn)
             self.bus.publish(SpeechStarted(turn=self.turn))
@@ -211,7 +228,7 @@ class Listener(Service):
             self.gate.on_interrupted(msg.silent)
 
     def _played(self, msg: Played) -> None:
-        if self.echo is not None:
+        if self.echo is not None and not self.echo.monitor:
             self.echo.played(msg.pcm, msg.start)
 
     def _heartbeat(self, msg: Heartbeat) -> None:
@@ -254,7 +271,8 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     wake = WakeDetector(config.wake) if config.listen.mode == "wake" else None
     earcon = Earcon() if wake is not None and config.wake.earcon and not args.wav else None
     turn_model = load_turn_model(config.vad)
-    echo = EchoCanceller() if config.audio.echo_cancel else None
+    monitored = config.audio.echo_reference == "monitor" and not args.wav
+    echo = EchoCanceller(monitor=monitored) if config.audio.echo_cancel else None
     listener = Listener(bus, config.listen, config.vad, scorer, wake, earcon, turn_model, echo)
     if args.wav:
         bus.set_state("ready", "replaying files")
@@ -275,4 +293,10 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
             bus.publish(Error(service=MIC, code=ErrorCode.MIC_UNAVAILABLE, message=problem))
         bus.set_state("degraded", f"mic: {problem}"[:200])
 
-    await listener.run(capture(config.card, report))
+    def report_monitor(problem: str | None) -> None:
+        if problem is not None:
+            log.error("no echo reference from the output's monitor (%s): the canceller "
+                      "hears no echo to remove; see desktop-assistant doctor", problem)
+
+    monitor = capture("", report_monitor, MONITOR) if echo is not None and monitored else None
+    await listener.run(capture(config.card, report), monitor)
