@@ -301,6 +301,44 @@ def test_audio_the_card_and_output_as_the_mic_and_speaker_match_them(
     assert "outputs: " in bad["audio output"].detail
 
 
+def doctor_echo(env: dict[str, str], folder: Path, config: str) -> dict[str, Check]:
+    """The echo checks in a process that sees the sound server of ``env`` (or none)."""
+    (folder / "config.toml").write_text("[audio]\necho_cancel = true\n" + config)
+    code = (
+        "import json, sys\n"
+        "from settings import load_config\n"
+        "from desktop_assistant.doctor.echo import check_echo\n"
+        "checks = check_echo(load_config(sys.argv[1])[0])\n"
+        "print(json.dumps([[c.name, c.ok, c.detail, c.fix] for c in checks]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(folder)], cwd=ROOT, env=python_env(env),
+        capture_output=True, text=True, timeout=60, check=True,
+    )
+    import json
+
+    return {name: Check(name, ok, detail, fix) for name, ok, detail, fix in json.loads(done.stdout)}
+
+
+def test_echo_the_monitor_reference_opens_where_the_speaker_plays(
+    card: SoundCard, tmp_path: Path
+) -> None:
+    good = doctor_echo(card.env(), tmp_path, "")  # the monitor is the default reference
+    assert good["echo canceller"].ok and good["echo reference"].ok
+    assert "@DEFAULT_MONITOR@" in good["echo reference"].detail
+    # The speaker on a device of its own: its sound never reaches the server's monitor.
+    elsewhere = doctor_echo(card.env(), tmp_path, 'output = "hw:1,0"\n')
+    assert not elsewhere["echo reference"].ok
+    assert 'echo_reference = "bus"' in elsewhere["echo reference"].fix
+    no_server = dict(card.env(), PULSE_SERVER=f"unix:{tmp_path / 'nothing'}")
+    missing = doctor_echo(no_server, tmp_path, "")
+    assert not missing["echo reference"].ok
+    assert "does not open" in missing["echo reference"].detail
+    # The speaker's own reference needs no sound server.
+    bus = doctor_echo(no_server, tmp_path, 'echo_reference = "bus"\n')
+    assert "echo reference" not in bus and bus["echo canceller"].ok
+
+
 def test_the_table_shows_the_fix_under_each_failure() -> None:
     table = render_table(
         [Check("bus", True, "broker at x"), Check("llm", False, "unreachable", "start one")]
