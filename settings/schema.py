@@ -134,8 +134,9 @@ class VadConfig(Table):
     pre_roll: float = Field(0.3, ge=0)
     """Seconds of audio kept from just before speech started."""
     silence: float = Field(1.2, gt=0)
-    """The longest end-of-speech window: seconds of silence that end an utterance
-    whatever the end-of-turn model says (with ``end_of_turn = "silence"``, the only one)."""
+    """The long end-of-speech window: seconds of silence that end an utterance whatever
+    the end-of-turn model says (with ``end_of_turn = "silence"``, the only one); with
+    ``model+text``, one whose guess stops mid-sentence waits 1.5 times as long."""
     short_silence: float = Field(0.2, gt=0)
     """Seconds of silence after which the end-of-turn model judges the pause: a turn it
     finds complete ends there."""
@@ -144,8 +145,9 @@ class VadConfig(Table):
     an unfinished one wait up to ``silence``; ``model+text``: and only once the STT's
     guess has come and does not stop mid-sentence ("... like in"); ``silence``: every
     turn waits ``silence``."""
-    end_of_turn_threshold: float = Field(0.5, gt=0, lt=1)
-    """The model's probability from which a turn counts as finished."""
+    end_of_turn_threshold: float = Field(0.8, gt=0, lt=1)
+    """The model's probability from which a turn counts as finished (above the model's
+    own 0.5: it hears many halves of a sentence as finished at 0.6-0.8)."""
     min_speech: float = Field(0.25, ge=0)
     """Seconds of speech an utterance needs; shorter sounds are ignored."""
     max_utterance: float = Field(15.0, gt=0)
