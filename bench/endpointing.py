@@ -166,20 +166,23 @@ def main() -> None:
                         help="pauses mid-sentence, seconds")
     parser.add_argument("--fixed", type=float, default=0.5,
                         help="the fixed window compared with (default 0.5 s, the old default)")
+    parser.add_argument("--threshold", type=float, default=VadConfig().end_of_turn_threshold,
+                        help="[vad] end_of_turn_threshold (default: the setting's default)")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
     pauses = [float(p) for p in args.pauses.split(",")]
     model = CountingModel()
+    judged = {"end_of_turn_threshold": args.threshold}
     variants: dict[str, tuple[VadConfig, CountingModel | None]] = {
-        "model+text": (VadConfig(end_of_turn="model+text"), model),
-        "model": (VadConfig(end_of_turn="model"), model),
+        "model+text": (VadConfig(end_of_turn="model+text", **judged), model),
+        "model": (VadConfig(end_of_turn="model", **judged), model),
         f"fixed {args.fixed} s": (VadConfig(end_of_turn="silence", silence=args.fixed), None),
     }
     began = time.time()
     result = measure(pauses, variants)
     defaults = VadConfig()
     print(f"pauses {pauses} s; short {defaults.short_silence} s, long {defaults.silence} s, "
-          f"threshold {defaults.end_of_turn_threshold}")
+          f"threshold {args.threshold}")
     clips = sum(row["clips"] for row in result["rows"].values())
     questions = sum(row["questions"] for row in result["rows"].values())
     for name in variants:
