@@ -38,9 +38,10 @@ PortAudio's sight."""
 MONITOR_LAGS = (-0.1, 1.5)
 """Seconds searched for the monitor's: the output's buffer after the monitor (tens of ms
 to a few hundred), the air, the mic's buffer."""
-HOLD = 0.15
+HOLD = 0.25
 """Seconds a mic frame may wait for the monitor's audio of its time (the two streams'
-blocks arrive in turn): longer, and the monitor is taken as stalled (zeros)."""
+blocks arrive in turn, each late by up to 80 ms on a loaded machine): longer, and the
+monitor is taken as stalled (zeros) and the canceller as not trusted."""
 DECIMATE = 4
 """The delay is searched at 4 kHz (a quarter of the cost); the adaptive filter takes up
 the quarter millisecond left."""
@@ -208,8 +209,11 @@ class EchoCanceller:
         if self.hold:
             # Up to the frame whose reference has come, or that has waited long enough.
             lead = self.reference.end - (first - self.delay + round(MARGIN * RATE))
-            waited = last - first - self.hold
-            whole = min(whole, max(lead, waited, 0) // FRAME * FRAME)
+            ready = min(whole, max(lead, 0) // FRAME * FRAME)
+            stalled = min(whole, max(last - first - self.hold, 0) // FRAME * FRAME)
+            if stalled > ready:
+                self._lose_alignment(True)  # cancelled against silence: the echo passes
+            whole = max(ready, stalled)
         out = bytearray()
         for at in range(0, whole, FRAME):
             mic = bytes(self._pending[2 * at : 2 * at + 2 * FRAME])

@@ -94,6 +94,10 @@ class Listener(Service):
         try:
             async for block in blocks:
                 self.hear(block)
+                if monitor is not None:
+                    # The monitor's blocks of the same time first: a backlog of mic blocks
+                    # (the loop was busy) must not run ahead of its reference.
+                    await asyncio.sleep(0)
         finally:
             for task in tasks:
                 task.cancel()

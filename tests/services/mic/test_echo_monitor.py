@@ -86,12 +86,14 @@ def test_the_monitor_echo_is_found_at_its_small_delay_and_taken_out(mic_first: b
 
 
 def test_the_mic_is_not_held_when_the_monitor_stops() -> None:
-    """A monitor that stalls (its stream reopening) delays the mic by ``HOLD`` at most."""
-    played = voice_like(4.0)
+    """A monitor that stalls (its stream reopening) delays the mic by ``HOLD`` at most, and
+    the echo, cancelled against silence then, is no longer taken for the room."""
+    played = voice_like(9.0)
     heard = echo_of(played, 0.03)
-    cleaned = run(EchoCanceller(monitor=True), played, heard, mic_first=False,
-                  monitor_until=RATE)
+    canceller = EchoCanceller(monitor=True)
+    cleaned = run(canceller, played, heard, mic_first=False, monitor_until=8 * RATE)
     assert len(cleaned) > len(heard) - HOLD * RATE - 2 * BLOCK
+    assert not canceller.converged
 
 
 def test_consecutive_blocks_get_consecutive_samples_unless_audio_was_lost() -> None:
