@@ -175,7 +175,9 @@ class DialogueService(Service):
         if not self.settings.speculative or msg.turn is None:
             return
         request = self._voice_request(msg)
-        if request is not None and not self.local.answers(request):  # no LLM round for it
+        if request is None or is_stop(request.text):  # a stop phrase gets no answer at all
+            return
+        if not self.local.answers(request):  # no LLM round for it
             busy = self.sessions.lock(request.session).locked()
             self.speculator.guess(request, busy)
 
