@@ -1,26 +1,23 @@
 """A simulated room between the virtual card's speaker and its mic.
 
-Run as a process (``python -m tests.helpers.room``): it records what is
-played into the speaker's sink (its monitor), delays it, low-passes it (a
-small speaker and the air), attenuates it, adds noise, and plays the result
-into the mic's sink, whose monitor is the mic. The user's voice is played
-into the mic's sink too: the mic hears both, as in a room.
+:class:`RoomOnCard` has the sound server take what is played into the
+speaker's sink (its monitor), delay it, low-pass it (a small speaker and the
+air), attenuate it, add noise, and play the result into the mic's sink,
+whose monitor is the mic. The user's voice is played into the mic's sink
+too: the mic hears both, as in a room. :class:`Room` is the same path as a
+pure function, for the offline benchmark.
 """
 
 from __future__ import annotations
 
-import argparse
-import signal
+import math
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 RATE = 16000
-BLOCK = 160
-"""10 ms blocks: the room's own latency stays small beside the delay it simulates."""
 TAPS = 31
 """Length of the low-pass filter (2 ms at 16 kHz)."""
 
@@ -54,16 +51,26 @@ class Room:
 
 MIC_SINK = "roomsink"
 """The null sink the room plays into; its monitor is the mic."""
+NARROW_RATE = 8000
+"""The room's loopback runs at this rate: resampled down and up, the echo loses what lies
+above 4 kHz (a small speaker and the air)."""
+URANDOM_RMS = 32768 / 3**0.5
+"""RMS of ``/dev/urandom`` read as PCM16 (uniform over the full scale)."""
 
 
 class RoomOnCard:
     """The room between a started :class:`SoundCard`'s sink (where the speaker plays) and a
     second null sink whose monitor becomes the default source (the mic): start it before
-    the mic. :meth:`play` says something in the room."""
+    the mic. :meth:`play` says something in the room.
+
+    The echo path runs inside the sound server (``module-loopback``, which holds its
+    latency by resampling), not in a process of ours: one starved of CPU by the models
+    of the other processes let its buffers grow and the echo's delay wander by a second.
+    """
 
     def __init__(self, card: Any, delay: float, gain: float, noise: float) -> None:
         self.card = card
-        self.args = [f"--delay={delay}", f"--gain={gain}", f"--noise={noise}"]
+        self.delay, self.gain, self.noise = delay, gain, noise
         self.proc: subprocess.Popen[bytes] | None = None
 
     def _pactl(self, *args: str) -> str:
@@ -72,14 +79,25 @@ class RoomOnCard:
         return done.stdout
 
     def start(self) -> RoomOnCard:
-        self._pactl("load-module", "module-null-sink", f"sink_name={MIC_SINK}", "rate=48000")
-        self._pactl("set-default-source", f"{MIC_SINK}.monitor")
         from tests.helpers.soundcard import SINK
 
+        self._pactl("load-module", "module-null-sink", f"sink_name={MIC_SINK}", "rate=48000")
+        self._pactl("set-default-source", f"{MIC_SINK}.monitor")
+        self._pactl("load-module", "module-loopback", f"source={SINK}.monitor",
+                    f"sink={MIC_SINK}", f"latency_msec={round(self.delay * 1000)}",
+                    f"rate={NARROW_RATE}", "channels=1", "source_dont_move=true",
+                    "sink_dont_move=true", "adjust_time=0")
+        for line in self._pactl("list", "short", "sink-inputs").splitlines():
+            index, _sink, _client, driver, *_ = line.split("\t")
+            if driver == "module-loopback.c":
+                self._pactl("set-sink-input-volume", index, f"{20 * math.log10(self.gain):.1f}dB")
+        # A stream's volume is cubic in the amplitude (PulseAudio's software volume).
+        volume = round(65536 * (self.noise * 32768 / URANDOM_RMS) ** (1 / 3))
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.helpers.room", f"--source={SINK}.monitor",
-             f"--sink={MIC_SINK}", *self.args],
-            env=self.card.env(), stdin=subprocess.DEVNULL, start_new_session=True,
+            ["pacat", "--playback", "--raw", "--format=s16le", f"--rate={RATE}", "--channels=1",
+             f"--device={MIC_SINK}", f"--volume={volume}", "/dev/urandom"],
+            env=self.card.env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True,
         )
         return self
 
@@ -90,6 +108,7 @@ class RoomOnCard:
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
     def stop(self) -> None:
+        """Stop the noise (the modules go with the card's sound server)."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -97,35 +116,3 @@ class RoomOnCard:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--source", required=True, help="the speaker's sink monitor")
-    parser.add_argument("--sink", required=True, help="the mic's sink")
-    parser.add_argument("--delay", type=float, default=0.06, help="seconds")
-    parser.add_argument("--gain", type=float, default=0.3)
-    parser.add_argument("--noise", type=float, default=0.002, help="noise RMS, full scale 1")
-    args = parser.parse_args(argv)
-    room = Room(args.delay, args.gain, args.noise)
-    fmt = ["--raw", "--format=s16le", f"--rate={RATE}", "--channels=1", "--latency-msec=10"]
-    record = subprocess.Popen(["parec", f"--device={args.source}", *fmt], stdout=subprocess.PIPE)
-    play = subprocess.Popen(["pacat", "--playback", f"--device={args.sink}", *fmt],
-                            stdin=subprocess.PIPE)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    assert record.stdout is not None and play.stdin is not None
-    try:
-        while data := record.stdout.read(2 * BLOCK):
-            block = np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768
-            out = np.clip(room.process(block), -1, 1)
-            play.stdin.write((out * 32767).astype("<i2").tobytes())
-            play.stdin.flush()
-    finally:
-        for proc in (record, play):
-            proc.kill()
-            proc.wait(5)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
