@@ -227,6 +227,13 @@ class EchoCanceller:
         del self._pending[: 2 * whole]
         return bytes(out), (last - len(self._pending) // 2) / RATE
 
+    def distrust(self) -> None:
+        """The user talked over the echo (a barge-in): the filter may have adapted to their
+        voice, so its output is trusted again only once it has converged anew (seen under
+        load: the answer after a barge-in interrupted itself 1 s in, 1 dB taken off)."""
+        self.adapted, self._converged = 0, False
+        self._echo_power = self._left_power = 0.0
+
     def _lose_alignment(self, moved: bool) -> None:
         """One stream's time moved: the echo is elsewhere until an estimate finds it again."""
         if moved:

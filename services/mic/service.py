@@ -149,6 +149,8 @@ class Listener(Service):
         log.info("turn %s: barge-in by %s", turn, reason)
         self.barge_in = barge_in.id
         self.bus.publish(barge_in)
+        if self.echo is not None:
+            self.echo.distrust()
         self.gate.on_barge_in(heard)
 
     def _hear(self, block: Block) -> None:

@@ -148,3 +148,16 @@ def write_tone(path: os.PathLike[str]) -> None:
         wav.setsampwidth(2)
         wav.setframerate(RATE)
         wav.writeframes(tone.tobytes())
+
+
+def test_after_a_barge_in_the_canceller_must_converge_anew() -> None:
+    """The user talked over the echo: the filter may have adapted to their voice."""
+    played = voice_like(12.0)
+    heard = echo_of(played, 0.03)
+    canceller = EchoCanceller(monitor=True)
+    run(canceller, played[: 6 * RATE], heard[: 6 * RATE], mic_first=False)
+    assert canceller.converged
+    canceller.distrust()
+    assert not canceller.converged
+    run(canceller, played[6 * RATE :], heard[6 * RATE :], mic_first=False)
+    assert canceller.converged
