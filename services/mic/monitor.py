@@ -13,8 +13,11 @@ where the speaker plays when ``[audio] output`` is empty.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Iterator
+
+log = logging.getLogger(__name__)
 
 SERVER_DEVICE = "pulse"
 """ALSA's device onto PulseAudio (or PipeWire's pulse server), from libasound2-plugins."""
@@ -55,3 +58,10 @@ def probe(source: str = MONITOR, seconds: float = 0.1) -> None:
         stream = sd.RawInputStream(device=device, samplerate=16000, channels=1, dtype="int16")
     with stream:
         stream.read(round(16000 * seconds))
+
+
+def report_monitor(problem: str | None) -> None:
+    """What the mic says when the monitor cannot be recorded (``problem``: why)."""
+    if problem is not None:
+        log.error("no echo reference from the output's monitor (%s): the canceller "
+                  "hears no echo to remove; see desktop-assistant doctor", problem)

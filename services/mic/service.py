@@ -26,6 +26,7 @@ from bus.messages import (
     Played,
     Reply,
     Speaking,
+    SpeakRequest,
     SpeculativeTranscript,
     SpeechEnded,
     SpeechStarted,
@@ -40,7 +41,8 @@ from services.mic.earcon import Earcon
 from services.mic.echo import EchoCanceller
 from services.mic.endpointing import TurnModel, load_turn_model
 from services.mic.gate import Gate
-from services.mic.monitor import MONITOR
+from services.mic.monitor import MONITOR, report_monitor
+from services.mic.own_voice import OwnVoice
 from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
 from services.mic.sources import Block, replay
 from services.mic.vad import FRAME, RATE, SpeechScorer, load_scorer, to_float
@@ -66,6 +68,8 @@ class Listener(Service):
         self.wake = wake
         """Runs on every block, even while the mic is deaf or closed (nothing it hears
         leaves the process before the word)."""
+        self.own_voice = OwnVoice(wake.word if wake is not None and echo is None else "")
+        """Without the canceller the detector hears the assistant: not its own word."""
         self.earcon = earcon
         self.woken: str | None = None
         """The turn the wake word started, until its speech starts or the mic closes."""
@@ -131,7 +135,9 @@ class Listener(Service):
     def _woke(self, heard: float) -> None:
         assert self.wake is not None
         turn = new_id()
-        if self.gate.speaking:  # the word always interrupts the assistant
+        if self.gate.speaking:  # the word interrupts the assistant, unless it says it
+            if self.own_voice.says_word(self.gate.speaking_turn):
+                return
             self._barge_in("wake", heard, turn)
         elif not self.gate.on_wake(heard):
             log.info("wake word heard while deaf or already listening: ignored")
@@ -227,7 +233,11 @@ class Listener(Service):
     # -- bus --------------------------------------------------------------------------
 
     def _speaking(self, msg: Speaking) -> None:
+        self.own_voice.on_speaking(msg.speaking)
         self.gate.on_speaking(msg.speaking, msg.ts, msg.src, msg.turn)
+
+    def _say(self, msg: SpeakRequest) -> None:
+        self.own_voice.said(msg.turn, msg.text)
 
     def _interrupted(self, msg: Interrupted) -> None:
         if msg.reply_to == self.barge_in:
@@ -260,6 +270,7 @@ class Listener(Service):
 
     HANDLERS = {
         Speaking: _speaking,
+        SpeakRequest: _say,
         Interrupted: _interrupted,
         Played: _played,
         ListenRequest: _listen,
@@ -298,11 +309,6 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
         if bus.detail != f"mic: {problem}"[:200]:  # once per outage, not once per retry
             bus.publish(Error(service=MIC, code=ErrorCode.MIC_UNAVAILABLE, message=problem))
         bus.set_state("degraded", f"mic: {problem}"[:200])
-
-    def report_monitor(problem: str | None) -> None:
-        if problem is not None:
-            log.error("no echo reference from the output's monitor (%s): the canceller "
-                      "hears no echo to remove; see desktop-assistant doctor", problem)
 
     monitor = capture("", report_monitor, MONITOR) if echo is not None and monitored else None
     await listener.run(capture(config.card, report), monitor)
