@@ -14,7 +14,7 @@ first sound reached it. The figure is the time between the two, on one
 clock: the satellite's own output device is not part of it (the local mic's
 figure from ``bench/turn.py`` includes the sound card both ways).
 
-Run ``python -m bench.turn --windows 0.5 --runs 1`` in the same session for
+Run ``python -m bench.turn --windows 1.2 --runs 1`` in the same session for
 the local mic's figure beside it.
 """
 
