@@ -41,6 +41,11 @@ QUESTIONS = {
         "Set a timer for five minutes.",
         "What can you do?",
         "Could you tell me what the weather will be like in Rome tomorrow?",
+        # Came out as Japanese kana when the best mean log probability per token won.
+        "Who wrote the novel Pride and Prejudice?",
+        "Turn on the light in the kitchen, please.",
+        "Who painted the Mona Lisa?",
+        "Good morning.",
     ],
     "it": [
         "Che ore sono?",

@@ -13,11 +13,21 @@ probability, no-speech probability), and for a run of words that comes
 back; one that looks wrong returns None and the caller uses the whole window.
 
 With several languages the window is decoded once per language, in one batch
-on the same encoder output, and the transcript Whisper is surest of (the best
-mean log probability) wins. Whisper's own language detection looks at the
+on the same encoder output. Whisper's own language detection looks at the
 first few hundred milliseconds only and on a one-second question is often
 sure and wrong ("Alza il volume" came out Japanese at 84 %); a forced decode in
-the wrong language reads as gibberish and scores lower.
+the wrong language reads as gibberish and usually scores lower. Each decode is
+scored by its total log probability (how likely the whole transcript is), not
+the mean per token: Japanese is written one kana per token, each easy to
+predict once the sound is known, so an English question spelt out in kana
+("ふろとなあをぱいでんぱいじ", 15 tokens) had a better mean than its English
+words ("The Rotanavo pride and prejudice.", 8 tokens), and won. The total is how
+likely Whisper finds the whole transcript of the same audio, whatever its
+number of tokens. A decode with no character of its language's own script
+("Good morning" from the Japanese decode) is not that language, whatever
+its score. Keeping the language heard last unless another scored
+better by a margin was tried too: on the test questions it changed no choice
+for the better, and one wrong choice then stuck to the next questions.
 """
 
 from __future__ import annotations
@@ -112,10 +122,12 @@ class ShortWindow:
             suppress_blank=True,
             suppress_tokens=self.suppress,
         )
-        best = max(range(len(results)), key=lambda i: results[i].scores[0])
-        result, tokenizer = results[best], self.tokenizers[best]
+        texts = [str(t.decode(r.sequences_ids[0])).strip()
+                 for t, r in zip(self.tokenizers, results, strict=True)]
+        written = [i for i, text in enumerate(texts) if in_own_script(text, self.languages[i])]
+        best = max(written or range(len(results)), key=lambda i: total_logprob(results[i]))
+        result, text = results[best], texts[best]
         tokens = result.sequences_ids[0]
-        text = str(tokenizer.decode(tokens)).strip()
         avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
         if result.no_speech_prob > NO_SPEECH:
             # Silence or noise: on a short window Whisper makes up words ("you") with some
@@ -132,6 +144,24 @@ class ShortWindow:
                      avg_logprob, text[:80])
             return None
         return Heard(text, self.languages[best])
+
+
+OWN_SCRIPT = {
+    "ja": re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]"),  # kana, kanji
+    "zh": re.compile(r"[\u4e00-\u9fff]"),
+    "ko": re.compile(r"[\uac00-\ud7af\u1100-\u11ff]"),  # hangul
+}
+"""Languages with a script of their own: a transcript of theirs has some of it."""
+
+
+def in_own_script(text: str, language: str) -> bool:
+    script = OWN_SCRIPT.get(language)
+    return script is None or bool(script.search(text))
+
+
+def total_logprob(result: Any) -> float:
+    """The log probability of a decode's whole transcript (CTranslate2 scores the mean)."""
+    return float(result.scores[0]) * len(result.sequences_ids[0])
 
 
 def loops(text: str) -> bool:
