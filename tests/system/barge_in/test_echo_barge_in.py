@@ -8,6 +8,8 @@ second sink, whose monitor is the mic; the user speaks into the room too. So
 the mic hears the assistant's answer as from a speaker across a desk, and the
 canceller, fed with the card's sink monitor, must find the delay (the room's 80 ms and its
 own buffers) and take the voice out by itself, or at least know that it has not.
+Without the canceller the wake word detector hears the assistant: an answer that says
+the word itself must not interrupt it either.
 """
 
 from __future__ import annotations
@@ -47,6 +49,15 @@ LONG = [
     "Its law and its language shaped Europe for the next two thousand years. ",
 ]
 
+SAYS_THE_WORD = [
+    "I am your desktop assistant. ",
+    "You can wake me by saying Okay Nabu, and then asking your question. ",
+    "If I talk for too long, say Okay Nabu again and I will stop. ",
+    "After an answer I keep listening for a few seconds, so a follow-up needs no word. ",
+    "Okay Nabu works in a quiet room and in a noisy one. ",
+    "That is all there is to it, and it works in English, Italian and Japanese. ",
+]
+
 ECHO_CANCEL = "true"
 
 
@@ -58,6 +69,8 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     """By the question, not by order: a guess the dialogue drops makes a request too."""
     if "weather" in last_question(body).lower():
         return c.text("Sunny and warm.")
+    if any(w in last_question(body).lower() for w in ("wake", "word")):
+        return c.text(*SAYS_THE_WORD)
     return c.text(*LONG)
 
 
@@ -109,6 +122,33 @@ def test_a_long_answer_alone_in_the_room_never_interrupts_itself(
             await closed(rec, silent)
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("room_assistant", ["false"], ids=["no echo cancel"], indirect=True)
+def test_an_answer_that_says_the_wake_word_plays_to_the_end(
+    room_assistant: tuple[Assistant, RoomOnCard],
+) -> None:
+    """The detector hears "Okay Nabu" in the assistant's voice, three times; the mic knows
+    the turn says it: no barge-in, no new turn, every sentence played."""
+    assistant, room = room_assistant
+    ask, _ = padded("Okay Nabu. What is your wake word?", assistant.root)
+
+    async def scenario() -> None:
+        async with Recorder(assistant) as rec:
+            await asyncio.to_thread(room.play, ask)
+            turn = (await rec.until(Transcript, timeout=60)).turn
+            silent = await rec.until(Speaking, lambda s: s.turn == turn and not s.speaking,
+                                     timeout=120)
+            assert not rec.of(BargeIn)
+            assert len(rec.of(WakeWordHeard)) == 1  # the user's, not the assistant's
+            spoken = " ".join(s.text for s in rec.of(Spoken, turn))
+            assert spoken.count("Okay Nabu") == 3 and "Japanese" in spoken, spoken
+            await closed(rec, silent)
+
+    try:
+        asyncio.run(scenario())
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{assistant.logs(['mic'])}") from None
 
 
 @pytest.mark.parametrize("room_assistant", [ECHO_CANCEL], ids=["echo cancel"], indirect=True)
