@@ -1,5 +1,5 @@
 """Whether a transcript stops where no sentence can: after an article, a preposition, a
-conjunction, a possessive or an auxiliary ("what is the weather like in"), or, in
+conjunction or a possessive ("what is the weather like in"), or, in
 Japanese, after a particle or a conjunction ("明日の東京の", "起きれば") or on a noun
 ("キッチンの電気").
 
@@ -16,11 +16,9 @@ import unicodedata
 DANGLING = {
     "en": frozenset("""
         a an the my your his her our their its this that these those some any every
-        of in on at to for from with about into onto by as than like
-        and or but nor because if so
-        is are was were be am will would can could should shall may might must do does
-        did have has had
-        what which where when who whose how why
+        of in on at to for from with about into onto by as than
+        and or but nor because if
+        what which whose
     """.split()),
     "it": frozenset("""
         il lo la i gli le un uno una l
@@ -28,10 +26,12 @@ DANGLING = {
         agli alle dal dallo dalla dai dagli dalle nel nello nella nei negli nelle sul
         sullo sulla sui sugli sulle
         mio mia miei mie tuo tua suo sua nostro nostra vostro vostra loro
-        e o ma che se perché come quando dove quale quanto quanta
-        è sono era sarà ha hanno
+        e o ma che se
     """.split()),
 }
+"""Words no finished sentence ends on. Not the verbs, the question words or "like" and
+"so": "What can you do?", "Che ore sono?", "Why?", "What's the weather like?" and "I
+think so" end on them, and a finished question judged unfinished waits the longest."""
 PARTICLES_JA = ("の", "を", "に", "が", "は", "と", "で", "へ", "も", "から", "まで", "より", "や",
                 "ば", "たら", "だら", "けど", "けれど", "ながら")
 """Case particles, and the conjunctions that join a clause to the next ("起きれば", "高いけど").

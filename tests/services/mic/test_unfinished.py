@@ -31,6 +31,15 @@ def test_stops_mid_sentence(text: str, lang: str) -> None:
 @pytest.mark.parametrize(("text", "lang"), [
     ("What is the weather like in Rome tomorrow?", "en"),
     ("What time is it?", "en"),
+    # Ending on a verb, a question word, "like" or "so" is finished as often as not: these
+    # waited the longest silence when the auxiliaries and question words were listed.
+    ("What can you do?", "en"),
+    ("What's the weather like?", "en"),
+    ("Why?", "en"),
+    ("I think so.", "en"),
+    ("Che ore sono?", "it"),
+    ("Chi è?", "it"),
+    ("Perché?", "it"),
     ("Turn on the light in the kitchen, please.", "en"),
     ("Che tempo farà domani a Roma?", "it"),
     ("Qual è la capitale dell'Australia?", "it"),
