@@ -74,6 +74,17 @@ class CutOffs:
             log.info("turn %s: interrupted by the user (%s), cancelling it", turn, msg.reason)
             task.cancel()
 
+    def cancel(self, turn: str) -> tuple[str, str] | None:
+        """Cancel ``turn`` quietly, for a resumption: nothing of it is remembered, and what
+        the speaker reports of it is not awaited. Returns its (session, question) if the
+        turn had already finished (its exchange is in the history), else None."""
+        session_question = self.asked.pop(turn, None)
+        task = self.running.get(turn)
+        if task is not None and not task.done():
+            task.cancel()
+            return None
+        return session_question
+
     def interrupted(self, msg: Interrupted) -> None:
         turn = msg.turn or ""
         answer = self.answers.get(turn)

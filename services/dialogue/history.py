@@ -91,6 +91,17 @@ class Sessions:
         self._save(session, list(entry.exchanges))
         return True
 
+    def withdraw(self, session: str, user: str) -> bool:
+        """Forget the latest exchange, if it is the answer to ``user`` (the user went on
+        with that question before hearing its answer). Returns whether it did."""
+        entry = self._get(session)
+        if not entry.exchanges or entry.exchanges[-1][0] != user:
+            return False
+        entry.version = next(_versions)
+        entry.exchanges.pop()
+        self._save(session, list(entry.exchanges))
+        return True
+
     def clear(self, session: str) -> None:
         entry = self._get(session)
         entry.version = next(_versions)

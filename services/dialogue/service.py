@@ -29,6 +29,7 @@ from bus.messages import (
     ToolResult,
     TraceMark,
     Transcript,
+    TurnDropped,
     VolumeState,
 )
 from services.base import Service
@@ -40,6 +41,7 @@ from services.dialogue.llm import LLMClient
 from services.dialogue.phrases import guess_lang
 from services.dialogue.reachability import Reachability
 from services.dialogue.requests import Requests
+from services.dialogue.resumption import Resumptions
 from services.dialogue.settings import DialogueSettings, dialogue_settings
 from services.dialogue.speculation import Later, Prepared, Speculator, discard, loop_later
 from services.dialogue.timing import Waits
@@ -94,6 +96,7 @@ class DialogueService(Service):
             store = HistoryStore(state / "history", on_corrupt=self._corrupt_history)
         self.sessions = Sessions(settings.history, store=store)
         self.cut_offs = CutOffs(self.sessions)
+        self.resumptions = Resumptions()
         self.local = LocalTurns(
             bus, settings, self.toolbox, self.sessions, self.liveness, state
         )
@@ -130,6 +133,22 @@ class DialogueService(Service):
     def _error(self, msg: Error) -> None:
         if msg.service == STT and msg.turn:
             self.speculator.drop("the STT failed", msg.turn)  # no final transcript will come
+            self._ask_first_part(msg.turn)
+
+    def _dropped(self, msg: TurnDropped) -> None:
+        self._ask_first_part(msg.turn)
+
+    def _ask_first_part(self, turn: str | None) -> None:
+        """The speech that went on with a question brought no words: ask its first part."""
+        first = self.resumptions.orphan(turn)
+        if first is None or turn is None:
+            return
+        session, question = first
+        log.info("turn %s: no words after all; asking %r alone", turn, question)
+        lang = guess_lang(question, self.settings.lang)
+        volume = self.liveness.alive(SPEAKER, within=AUDIO_FRESH)
+        request = TurnRequest(turn, turn, session, question, lang, local=True, offer_volume=volume)
+        self.tasks.spawn(self._turn(request))
 
     def _late_result(self, msg: ToolResult) -> None:
         """A result nobody waits for any more (its call gave up): the turn went on without it.
@@ -146,7 +165,7 @@ class DialogueService(Service):
         self.tasks.spawn(self._clear(msg))
 
     def _voice_request(self, msg: Transcript | SpeculativeTranscript) -> TurnRequest | None:
-        text = msg.text.strip()
+        text = self.resumptions.text(msg.turn, msg.text.strip())
         if not text:
             log.info("ignored an empty transcript")
             return None
@@ -159,7 +178,10 @@ class DialogueService(Service):
         if msg.purpose != "turn":
             log.info("turn %s: a %s-only transcript, not a question", msg.turn, msg.purpose)
             return
+        if is_stop(msg.text):
+            self.resumptions.finish(msg.turn)  # "stop" after a question: no answer at all
         request = self._voice_request(msg)
+        self.resumptions.finish(msg.turn)
         if request is None:
             self.speculator.drop("an empty transcript", msg.turn)
             return
@@ -267,6 +289,8 @@ class DialogueService(Service):
             task = asyncio.current_task()
             if not work.cancelled() or (task is not None and task.cancelling()):
                 raise  # the service stops
+            if self.resumptions.was_cancelled(request.turn):  # its question goes on
+                return TurnResult("", [], None, waits, asked_llm=False)
             heard = await self.cut_offs.heard(request.turn)
             self.sessions.remember(request.session, request.text, cut_off(heard))
             return TurnResult(heard, [], None, waits, asked_llm=False)
@@ -285,7 +309,13 @@ class DialogueService(Service):
         return await self.local.run(request, waits) or await self._new_turn(request, waits).run()
 
     def _barge_in(self, msg: BargeIn) -> None:
-        self.cut_offs.barge_in(msg)
+        if not self.resumptions.resumed(msg, self.cut_offs.asked):
+            self.cut_offs.barge_in(msg)
+            return
+        finished = self.cut_offs.cancel(msg.interrupted)
+        if finished is not None:  # answered already, not yet heard: forget the exchange
+            self.resumptions.was_cancelled(msg.interrupted)
+            self.sessions.withdraw(*finished)
 
     def _interrupted(self, msg: Interrupted) -> None:
         self.cut_offs.interrupted(msg)
@@ -328,6 +358,7 @@ class DialogueService(Service):
         Transcript: _voice_turn,
         SpeculativeTranscript: _guess,
         Error: _error,
+        TurnDropped: _dropped,
         QuestionRequest: _text_turn,
         ClearHistoryRequest: _clear_request,
         ToolResult: _late_result,
