@@ -27,8 +27,11 @@ AUDIBLE = 0.002
 
 
 class Ear:
-    def __init__(self, card: SoundCard) -> None:
+    """Records ``source`` (by default the sink's monitor: what the card played)."""
+
+    def __init__(self, card: SoundCard, source: str = f"{SINK}.monitor") -> None:
         self._card = card
+        self._source = source
         self._pcm = bytearray()
         self._lock = threading.Lock()
         self._start_epoch = float("inf")
@@ -38,7 +41,7 @@ class Ear:
 
     def start(self, timeout: float = 10.0) -> Ear:
         self._proc = subprocess.Popen(
-            ["parec", f"--device={SINK}.monitor", "--format=s16le", f"--rate={RATE}",
+            ["parec", f"--device={self._source}", "--format=s16le", f"--rate={RATE}",
              "--channels=1", "--latency-msec=20", "--raw"],
             env=self._card.env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, start_new_session=True,
@@ -48,7 +51,7 @@ class Ear:
         deadline = time.monotonic() + timeout
         while self.position() < RATE // 10:  # polling for the first audio, with a deadline
             if time.monotonic() > deadline or self._proc.poll() is not None:
-                raise RuntimeError("parec records nothing from the sink's monitor")
+                raise RuntimeError(f"parec records nothing from {self._source}")
             time.sleep(0.02)
         return self
 

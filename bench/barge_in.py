@@ -1,0 +1,119 @@
+"""Benchmark: barge-in latency, from the interruption to the answer's audio falling silent.
+
+    python -m bench.barge_in [--runs 20] [--echo-cancel] [--json FILE]
+
+The assistant runs whole (mic, STT, dialogue, speaker with Kokoro; every
+process real) on the virtual sound card, in wake mode, with the scripted LLM
+answering every question with a long answer (six sentences, about 25 s).
+Each run asks "Okay Nabu. Tell me about the history of Rome.", waits on the
+bus until the answer is audibly playing (its first sentence played in full,
+``tts.spoken``; then 0, 0.35, 0.7 or 1.05 s more, in turn, so that the
+interruption falls at different points of the answer), interrupts it, and
+measures on the recordings of the card (``bench/ear.py``):
+
+- default: the wake word, "Okay Nabu.", played into the sink the speaker
+  plays into (the mic records that sink's monitor, as in
+  ``tests/system/barge_in/test_wake_barge_in.py``); from the word's end (its
+  last sample above 2 % of its peak) to the answer's last audible sample
+  (-54 dBFS). The word and the answer are in one recording, on one clock.
+  The word overlaps the answer, so it is found by its waveform (normalized
+  cross-correlation, ``bench/barge_in_audio.py``), and it is played cut right
+  after its voiced end, so that any sound after that is the answer's.
+- ``--echo-cancel``: ``[audio] echo_cancel = true``, the speaker and the mic
+  on two sinks joined by the simulated room (``tests/helpers/room.py``, as in
+  ``test_echo_barge_in.py``), and a plain question said into the room; from
+  the start of its speech (its first sample above 2 % of its peak, found by
+  correlation in a recording of the mic's sink) to the answer's last audible
+  sample in a recording of the speaker's sink. The two recordings are put on
+  one clock by each recorder's estimate of the wall-clock time of its first
+  sample (both ``parec`` with the same 20 ms latency: within about 10 ms).
+
+A run fails to interrupt when no ``audio.barge_in`` names the answer's turn
+within 10 s, or when the interrupting speech cannot be found in the
+recording. A run in which nothing of the answer sounds after the word's end
+(its fade and the resamplers' ringing, 15 ms, excepted) fell in a pause
+between the pieces the speaker plays, and was cut before the next: it is
+counted apart and not timed, as there is no sound whose end could be read.
+The bus's own view is kept beside the sound card's: the barge-in
+message's time, and the fade's end as the speaker reports it
+(``tts.interrupted`` ``silent``), both from the same start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench.barge_in_run import ALREADY_SILENT, Interruption, interrupt_runs
+from bench.turn_stages import percentiles
+from tests.helpers.speech import CACHE
+
+WAKE_CONFIG = ('[listen]\nmode = "wake"\ntimeout = 4.0\nfollow_up = 3.0\n'
+               '[wake]\nearcon = false\n[audio]\nvolume = 0.25\n')
+"""As the wake barge-in test: no earcon (it would sound after the word, over the fade)."""
+ECHO_CONFIG = ('[listen]\nmode = "wake"\ntimeout = 4.0\nfollow_up = 3.0\n'
+               '[wake]\nearcon = false\n[audio]\nvolume = 0.5\necho_cancel = true\n'
+               'echo_reference = "monitor"\n')
+"""As the echo barge-in test."""
+
+
+def summary(runs: list[Interruption]) -> dict[str, Any]:
+    """p50, p95 and max of the runs that interrupted, how many did not, and how many fell
+    in a pause of the answer (no time to read)."""
+    heard = [r.silent_after for r in runs if r.silent_after is not None]
+    figures = percentiles(heard)
+    figures["max"] = round(max(heard), 4) if heard else float("nan")
+    paused = sum(r.failure == ALREADY_SILENT for r in runs)
+    return {
+        "runs": len(runs),
+        "failed": len(runs) - len(heard) - paused,
+        "in_a_pause": paused,
+        "silent_after_s": figures,
+        "barge_in_message_s": percentiles([r.barge_in for r in runs if r.barge_in is not None]),
+        "reported_silent_s": percentiles([r.reported for r in runs if r.reported is not None]),
+    }
+
+
+def print_summary(result: dict[str, Any]) -> None:
+    figures = result["silent_after_s"]
+    print(f"\n== {result['mode']}: {result['runs']} runs, {result['failed']} not interrupted, "
+          f"{result['in_a_pause']} fell in a pause of the answer (not timed)")
+    print(f"  {result['start']} to silence at the card: p50 {figures['p50']:.3f} s   "
+          f"p95 {figures['p95']:.3f} s   max {figures['max']:.3f} s")
+    for key, name in (("barge_in_message_s", "audio.barge_in on the bus"),
+                      ("reported_silent_s", "fade end, as the speaker reports it")):
+        print(f"  {name:<38} p50 {result[key]['p50']:.3f} s   p95 {result[key]['p95']:.3f} s")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.barge_in", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=20, help="interruptions (default 20)")
+    parser.add_argument("--echo-cancel", action="store_true",
+                        help="echo cancellation on, a plain question interrupts")
+    parser.add_argument("--json", type=Path, help="write the figures and every run here")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    os.environ.setdefault("XDG_CACHE_HOME", str(CACHE))
+    config = ECHO_CONFIG if args.echo_cancel else WAKE_CONFIG
+    runs = interrupt_runs(config, args.echo_cancel, args.runs, sys.stderr)
+    result = {
+        "mode": "echo cancel, speech" if args.echo_cancel else "wake word",
+        "start": "speech start" if args.echo_cancel else "word end",
+        "config": config,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        **summary(runs),
+        "all": [r.as_dict() for r in runs],
+    }
+    print_summary(result)
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
