@@ -1,6 +1,6 @@
 """Benchmark: voice-to-voice latency of the whole assistant, stage by stage.
 
-    python -m bench.turn [--windows 0.5,0.8] [--runs 2] [--rounds 1]
+    python -m bench.turn [--windows 0.5,0.8] [--runs 2] [--rounds 1] [--wake]
                          [--set TABLE.KEY=VALUE ...] [--variant NAME:TABLE.KEY=VALUE,... ...]
                          [--json FILE] [--plot FILE.png] [--replot FILE.json ...]
 
@@ -23,6 +23,14 @@ memory per service are measured then), and every question is asked
 before:whisper.window=30,dialogue.speculative=false --variant after:``), and
 the variants are measured in turn, round after round, so that the load of a
 shared machine falls on all of them alike.
+
+A variant with ``[listen] mode = "wake"`` says the wake word first ("Okay
+Nabu. What time is it?", one clip) and, after each answer, waits until the mic
+closes again, so that every question is one after the word, not a follow-up.
+``--wake`` measures each variant twice, as given and so (``NAME+wake``, with
+``[listen] follow_up = 1`` only so that the mic closes sooner), interleaved:
+the figure after the wake word beside the one for ``always``, under the same
+load. Either way the figures run from the end of the question's speech.
 """
 
 from __future__ import annotations
@@ -39,9 +47,10 @@ from typing import Any
 
 from bench.ear import Ear, hear_exchange, resample_to_ear
 from bench.processes import renice, rss_mb, wait_idle
-from bench.turn_config import config_text, merge, parse_settings, parse_variant
+from bench.turn_config import config_text, merge, parse_settings, parse_variant, with_wake
 from bench.turn_stages import FIRST_ANSWER, FIRST_SOUND, TurnRecord, summarize
-from bus.messages import Speaking, SpeechStarted
+from bench.wake import WORD
+from bus.messages import ListenClosed, Speaking, SpeechStarted
 from services.speaker.pcm import TONE_SECONDS
 from tests.helpers import llm_chunks
 from tests.helpers.assistant import Assistant, Recorder
@@ -87,17 +96,20 @@ class Answers:
 
 
 async def ask(
-    assistant: Assistant, rec: Recorder, ear: Ear, question: str, answer: str, toned: bool
+    assistant: Assistant, rec: Recorder, ear: Ear, question: str, answer: str, toned: bool,
+    wake: bool = False,
 ) -> TurnRecord:
+    """``wake``: the wake word is said first, and the mic closes before the next question."""
     assert assistant.card is not None and isinstance(assistant.llm.responder, Answers)
-    wav = spoken(question)
+    wav = spoken(f"{WORD} {question}" if wake else question)
     samples = resample_to_ear(*read_wav(wav))
     assistant.llm.responder.current = answer
     mark, started = ear.position(), time.time()
     play = asyncio.ensure_future(asyncio.to_thread(assistant.card.play, wav))
     began = await rec.until(SpeechStarted, lambda m: m.ts >= started, TURN_TIMEOUT)
     turn = began.turn
-    await rec.until(Speaking, lambda m: m.turn == turn and not m.speaking, TURN_TIMEOUT)
+    silent = await rec.until(Speaking, lambda m: m.turn == turn and not m.speaking,
+                             TURN_TIMEOUT)
     await play
     await rec.drain(0.2)  # late trace marks; the mic's deaf tail runs meanwhile
     messages = [m for m in rec.seen if m.turn == turn]
@@ -110,13 +122,16 @@ async def ask(
         record.heard_first_sound = heard.first_sound
         record.heard_first_speech = heard.first_speech
         record.mic_lag = record.speech_end - ear.epoch(mark + heard.question_end)
+    if wake:  # the next question needs the word again: no follow-up
+        await rec.until(ListenClosed, lambda m: m.ts > silent.ts, TURN_TIMEOUT)
     rec.seen.clear()
     await rec.drain(0.5)  # the deaf tail (0.3 s) and a margin before the next question
     return record
 
 
 async def run_questions(
-    assistant: Assistant, runs: int, toned: bool, log: Any, questions: list[tuple[str, str]]
+    assistant: Assistant, runs: int, toned: bool, log: Any, questions: list[tuple[str, str]],
+    wake: bool = False,
 ) -> list[TurnRecord]:
     assert assistant.card is not None
     ear = Ear(assistant.card).start()
@@ -126,7 +141,7 @@ async def run_questions(
             await rec.drain(1.0)
             for run in range(runs):
                 for question, answer in questions:
-                    record = await ask(assistant, rec, ear, question, answer, toned)
+                    record = await ask(assistant, rec, ear, question, answer, toned, wake)
                     records.append(record)
                     print(f"  run {run + 1} {question[:40]!r}: {record.line()}", file=log,
                           flush=True)
@@ -146,6 +161,7 @@ def run_once(
     """Start the assistant, ask every question ``runs`` times, measure it, stop it."""
     config = config_text(window, settings)
     toned = settings.get("audio", {}).get("ack_tone", True)
+    wake = settings.get("listen", {}).get("mode") == "wake"
     assistant = Assistant(config=config)
     try:
         assistant.start(timeout=300)
@@ -155,7 +171,7 @@ def run_once(
             renice([os.getpid(), *assistant.card.pids,
                     *(p.pid for p in assistant.processes.values())], nice)
         assistant.llm.responder = Answers()
-        records = asyncio.run(run_questions(assistant, runs, toned, log, questions))
+        records = asyncio.run(run_questions(assistant, runs, toned, log, questions, wake))
         memory = {name: rss_mb(proc.pid) for name, proc in assistant.processes.items()}
     except BaseException:
         print(assistant.logs(), file=sys.stderr)
@@ -222,6 +238,9 @@ def main() -> None:
                         help="all: the usual ten; local: only requests the local intents "
                         "answer (compare --variant llm:intents.mode=off --variant "
                         "local:intents.mode=prefer: the LLM's share of the turn)")
+    parser.add_argument("--wake", action="store_true",
+                        help="measure every variant also with the wake word said before each "
+                        "question (NAME+wake: [listen] mode = \"wake\"), interleaved")
     parser.add_argument("--json", type=Path, help="write every figure and turn here")
     parser.add_argument("--plot", type=Path, help="write the per-stage plot (PNG) here")
     parser.add_argument("--replot", type=Path, nargs="+", metavar="JSON",
@@ -247,7 +266,7 @@ def main() -> None:
 def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
     os.environ.setdefault("XDG_CACHE_HOME", str(CACHE))
     common = parse_settings(args.set)
-    variants = [parse_variant(v) for v in args.variant] or [("run", {})]
+    variants = with_wake([parse_variant(v) for v in args.variant] or [("run", {})], args.wake)
     windows = [float(w) for w in args.windows.split(",")]
     records: dict[tuple[str, float], list[TurnRecord]] = {}
     starts: dict[tuple[str, float], list[dict[str, Any]]] = {}

@@ -7,6 +7,11 @@ from typing import Any
 
 import tomli_w
 
+Settings = dict[str, dict[str, Any]]
+WAKE: Settings = {"listen": {"mode": "wake", "follow_up": 1.0}}
+"""What ``--wake`` adds to a variant: the wake word's mode, and a short follow-up window only
+so that the mic closes sooner before the next question (which must wait for it)."""
+
 
 def parse_settings(items: list[str]) -> dict[str, dict[str, Any]]:
     """``["dialogue.speculative=false"]`` → ``{"dialogue": {"speculative": False}}``."""
@@ -43,3 +48,12 @@ def merge(*tables: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         for table, values in settings.items():
             out.setdefault(table, {}).update(values)
     return out
+
+
+def with_wake(variants: list[tuple[str, Settings]], wake: bool) -> list[tuple[str, Settings]]:
+    """With ``wake``, each variant followed by itself in wake mode (``NAME+wake``): measured
+    in turn, the two share the machine's load alike."""
+    if not wake:
+        return variants
+    return [v for name, changes in variants
+            for v in ((name, changes), (f"{name}+wake", merge(changes, WAKE)))]
