@@ -1,6 +1,6 @@
 """The mic service: audio blocks through the gate, Silero and the segmenter onto the bus.
 
-``serve`` loads Silero once and feeds the :class:`Listener` from the card, or from
+``serve`` loads the backends once and feeds the :class:`Listener` from the card, or from
 replayed files (``--wav``).
 """
 
@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from bus.client import Bus
-from bus.errors import ErrorCode
 from bus.message import new_id
 from bus.messages import (
     BargeIn,
@@ -35,19 +34,16 @@ from bus.messages import (
     WakeWordHeard,
 )
 from services.base import Service
+from services.mic.backends import Backends, load_backends
 from services.mic.card import capture
 from services.mic.convert import AudioFileError
-from services.mic.earcon import Earcon
-from services.mic.echo import EchoCanceller
-from services.mic.endpointing import TurnModel, load_turn_model
 from services.mic.gate import Gate
 from services.mic.monitor import MONITOR, report_monitor
+from services.mic.outage import card_reporter
 from services.mic.own_voice import OwnVoice
 from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
 from services.mic.sources import Block, replay
-from services.mic.vad import FRAME, RATE, SpeechScorer, load_scorer, to_float
-from services.mic.wake import WakeDetector
-from services.names import MIC
+from services.mic.vad import FRAME, RATE, to_float
 from settings.schema import Config, ListenConfig, VadConfig
 
 log = logging.getLogger(__name__)
@@ -57,12 +53,9 @@ VOICE_SESSION = "local"
 
 
 class Listener(Service):
-    def __init__(
-        self, bus: Bus, listen: ListenConfig, vad: VadConfig, scorer: SpeechScorer,
-        wake: WakeDetector | None = None, earcon: Earcon | None = None,
-        turn_model: TurnModel | None = None, echo: EchoCanceller | None = None,
-    ) -> None:
+    def __init__(self, bus: Bus, listen: ListenConfig, vad: VadConfig, backends: Backends) -> None:
         super().__init__(bus)
+        echo, wake, scorer = backends.echo, backends.wake, backends.scorer
         self.echo = echo
         """Takes the assistant's voice out of every block before anything hears it."""
         self.wake = wake
@@ -70,11 +63,11 @@ class Listener(Service):
         leaves the process before the word)."""
         self.own_voice = OwnVoice(wake.word if wake is not None and echo is None else "")
         """Without the canceller the detector hears the assistant: not its own word."""
-        self.earcon = earcon
+        self.earcon = backends.earcon
         self.woken: str | None = None
         """The turn the wake word started, until its speech starts or the mic closes."""
         self.gate = Gate(listen, vad, echo_cancelled=echo is not None)
-        self.segmenter = Segmenter(vad, turn_model)
+        self.segmenter = Segmenter(vad, backends.turn_model)
         self.partial = (0.0, 0)
         """The latest partial's speech end: as the bus has it, and as a sample position."""
         self.scorer = scorer
@@ -283,14 +276,9 @@ class Listener(Service):
 
 
 async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
-    """Load Silero, then hear the card (or the replayed files) until stopped."""
-    scorer = load_scorer(config.vad.engine)
-    wake = WakeDetector(config.wake) if config.listen.mode == "wake" else None
-    earcon = Earcon() if wake is not None and config.wake.earcon and not args.wav else None
-    turn_model = load_turn_model(config.vad)
-    monitored = config.audio.echo_reference == "monitor" and not args.wav
-    echo = EchoCanceller(monitor=monitored) if config.audio.echo_cancel else None
-    listener = Listener(bus, config.listen, config.vad, scorer, wake, earcon, turn_model, echo)
+    """Load the backends, then hear the card (or the replayed files) until stopped."""
+    backends = load_backends(config, replaying=bool(args.wav))
+    listener = Listener(bus, config.listen, config.vad, backends)
     if args.wav:
         bus.set_state("ready", "replaying files")
         tail = config.vad.silence + 0.2
@@ -302,13 +290,6 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
         log.info("replay done")
         return
 
-    def report(problem: str | None) -> None:
-        if problem is None:
-            bus.set_state("ready")
-            return
-        if bus.detail != f"mic: {problem}"[:200]:  # once per outage, not once per retry
-            bus.publish(Error(service=MIC, code=ErrorCode.MIC_UNAVAILABLE, message=problem))
-        bus.set_state("degraded", f"mic: {problem}"[:200])
-
-    monitor = capture("", report_monitor, MONITOR) if echo is not None and monitored else None
-    await listener.run(capture(config.card, report), monitor)
+    echo = backends.echo
+    monitor = capture("", report_monitor, MONITOR) if echo is not None and echo.monitor else None
+    await listener.run(capture(config.card, card_reporter(bus)), monitor)

@@ -1,0 +1,38 @@
+"""The mic's backends, built once from the config at the start: Silero, the wake word
+detector and its earcon, the end-of-turn model and the echo canceller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from services.mic.earcon import Earcon
+from services.mic.echo import EchoCanceller
+from services.mic.endpointing import TurnModel, load_turn_model
+from services.mic.vad import SpeechScorer, load_scorer
+from services.mic.wake import WakeDetector
+from settings.schema import Config
+
+
+@dataclass(frozen=True)
+class Backends:
+    scorer: SpeechScorer
+    wake: WakeDetector | None = None
+    """Only in wake mode (``[listen] mode``)."""
+    earcon: Earcon | None = None
+    """Only with a wake word, and not for replayed files."""
+    turn_model: TurnModel | None = None
+    echo: EchoCanceller | None = None
+    """Only with ``[audio] echo_cancel``."""
+
+
+def load_backends(config: Config, replaying: bool) -> Backends:
+    """Every backend the config asks for. Replayed files (``--wav``) open no card, so
+    they play no earcon and record no monitor: the canceller then takes its reference
+    from the speaker's ``Played`` audio."""
+    scorer = load_scorer(config.vad.engine)
+    wake = WakeDetector(config.wake) if config.listen.mode == "wake" else None
+    earcon = Earcon() if wake is not None and config.wake.earcon and not replaying else None
+    turn_model = load_turn_model(config.vad)
+    monitored = config.audio.echo_reference == "monitor" and not replaying
+    echo = EchoCanceller(monitor=monitored) if config.audio.echo_cancel else None
+    return Backends(scorer, wake, earcon, turn_model, echo)
