@@ -1,0 +1,76 @@
+"""Barge-in on the mic's side: the user interrupts the assistant while it speaks, by the
+wake word, or (with the echo canceller) by speaking.
+
+The mic publishes ``BargeIn`` and opens for the question. Without the canceller
+it hears the assistant too: it waits for the speaker's ``Interrupted`` (its audio
+fell silent) before hearing, and a word the answer itself says is no barge-in.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bus.client import Bus
+from bus.messages import BargeIn, Interrupted, Speaking, SpeakRequest
+from services.mic.echo import EchoCanceller
+from services.mic.gate import Gate
+from services.mic.own_voice import OwnVoice
+from services.mic.vad import RATE
+
+log = logging.getLogger(__name__)
+
+
+class BargeIns:
+    def __init__(self, bus: Bus, gate: Gate, echo: EchoCanceller | None, word: str) -> None:
+        self.bus = bus
+        self.gate = gate
+        self.echo = echo
+        self.own_voice = OwnVoice(word if echo is None else "")
+        """Without the canceller the detector hears the assistant: not its own word."""
+        self.latest = ""
+        """The id of the latest ``BargeIn``: the speaker's ``Interrupted`` answers it."""
+
+    def by_word(self, heard: float, turn: str) -> bool:
+        """The wake word heard at ``heard`` while the assistant speaks: a barge-in starting
+        ``turn``, unless the assistant is saying the word itself."""
+        if self.own_voice.says_word(self.gate.speaking_turn):
+            return False
+        self._publish("wake", heard, turn)
+        return True
+
+    def by_speech(self, heard: float, turn: str) -> bool:
+        """Speech started at ``heard`` while the assistant speaks (only with the echo
+        canceller is the mic open then): a barge-in by ``turn``, unless the canceller still
+        adapts (what it lets through may be the assistant's own voice)."""
+        if self.echo is not None and not self.echo.converged:
+            log.info("speech onset while the echo canceller adapts: not a barge-in")
+            return False
+        if self.echo is not None:
+            log.info("echo delay %.0f ms, %.0f dB taken off", 1000 * self.echo.delay / RATE,
+                     self.echo.reduction)
+        self._publish("speech", heard, turn)
+        return True
+
+    def _publish(self, reason: str, heard: float, turn: str) -> None:
+        barge_in = BargeIn(reason=reason, interrupted=self.gate.speaking_turn or "",
+                           heard=heard, turn=turn)
+        log.info("turn %s: barge-in by %s", turn, reason)
+        self.latest = barge_in.id
+        self.bus.publish(barge_in)
+        if self.echo is not None:
+            self.echo.distrust()
+        self.gate.on_barge_in(heard)
+
+    # -- bus --------------------------------------------------------------------------
+
+    def on_speaking(self, msg: Speaking) -> None:
+        self.own_voice.on_speaking(msg.speaking)
+
+    def on_say(self, msg: SpeakRequest) -> None:
+        self.own_voice.said(msg.turn, msg.text)
+
+    def on_interrupted(self, msg: Interrupted) -> None:
+        """The speaker's audio fell silent after the latest barge-in: the gate times the
+        mic's hearing from then."""
+        if msg.reply_to == self.latest:
+            self.gate.on_interrupted(msg.silent)
