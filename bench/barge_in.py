@@ -30,10 +30,12 @@ measures on the recordings of the card (``bench/ear.py``):
 
 A run fails to interrupt when no ``audio.barge_in`` names the answer's turn
 within 10 s, or when the interrupting speech cannot be found in the
-recording. A run in which nothing of the answer sounds after the word's end
-(its fade and the resamplers' ringing, 15 ms, excepted) fell in a pause
-between the pieces the speaker plays, and was cut before the next: it is
-counted apart and not timed, as there is no sound whose end could be read.
+recording. Two kinds of run are counted apart and not timed: one whose
+question goes unheard (no transcript in 30 s) has no answer to interrupt;
+in one where nothing of the answer sounds after the word's end (its fade
+and the resamplers' ringing, 15 ms, excepted) the word fell in a pause
+between the pieces the speaker plays, and the answer was cut before the
+next: there is no sound whose end could be read.
 The bus's own view is kept beside the sound card's: the barge-in
 message's time, and the fade's end as the speaker reports it
 (``tts.interrupted`` ``silent``), both from the same start.
@@ -48,7 +50,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.barge_in_run import ALREADY_SILENT, Interruption, interrupt_runs
+from bench.barge_in_run import ALREADY_SILENT, NOT_ASKED, Interruption, interrupt_runs
 from bench.turn_stages import percentiles
 from tests.helpers.speech import CACHE
 
@@ -68,10 +70,12 @@ def summary(runs: list[Interruption]) -> dict[str, Any]:
     figures = percentiles(heard)
     figures["max"] = round(max(heard), 4) if heard else float("nan")
     paused = sum(r.failure == ALREADY_SILENT for r in runs)
+    unasked = sum(r.failure == NOT_ASKED for r in runs)
     return {
         "runs": len(runs),
-        "failed": len(runs) - len(heard) - paused,
+        "failed": len(runs) - len(heard) - paused - unasked,
         "in_a_pause": paused,
+        "not_asked": unasked,
         "silent_after_s": figures,
         "barge_in_message_s": percentiles([r.barge_in for r in runs if r.barge_in is not None]),
         "reported_silent_s": percentiles([r.reported for r in runs if r.reported is not None]),
@@ -81,7 +85,8 @@ def summary(runs: list[Interruption]) -> dict[str, Any]:
 def print_summary(result: dict[str, Any]) -> None:
     figures = result["silent_after_s"]
     print(f"\n== {result['mode']}: {result['runs']} runs, {result['failed']} not interrupted, "
-          f"{result['in_a_pause']} fell in a pause of the answer (not timed)")
+          f"{result['in_a_pause']} fell in a pause of the answer (not timed), "
+          f"{result['not_asked']} had no answer to interrupt")
     print(f"  {result['start']} to silence at the card: p50 {figures['p50']:.3f} s   "
           f"p95 {figures['p95']:.3f} s   max {figures['max']:.3f} s")
     for key, name in (("barge_in_message_s", "audio.barge_in on the bus"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -43,7 +44,9 @@ DELAYS = (0.0, 0.35, 0.7, 1.05)
 the canceller has had seconds of echo to adapt on), in turn from run to run."""
 MIN_SCORE = 0.5
 """Below this correlation the interrupting clip was not found in the recording."""
-BARGE_IN_TIMEOUT, TURN_TIMEOUT = 10.0, 120.0
+BARGE_IN_TIMEOUT, QUESTION_TIMEOUT, TURN_TIMEOUT = 10.0, 30.0, 120.0
+NOT_ASKED = "question not answered"
+"""The run's ``failure`` when the question went unheard (or its answer never played)."""
 ALREADY_SILENT = "already silent"
 """The run's ``failure`` when nothing of the answer sounded after the word: it fell in a
 pause between the pieces the speaker plays, and no time to silence can be read."""
@@ -151,10 +154,16 @@ async def _runs(
 async def _run(rec: Recorder, setup: Setup, delay: float) -> Interruption:
     started = time.time()
     await asyncio.to_thread(setup.say, setup.ask)
-    turn = (await rec.until(Transcript, lambda t: t.ts >= started, TURN_TIMEOUT)).turn
     sentences = 2 if setup.echo else 1
-    await rec.until(Spoken, lambda s: s.turn == turn and len(rec.of(Spoken, turn)) >= sentences,
-                    TURN_TIMEOUT)
+    try:
+        turn = (await rec.until(Transcript, lambda t: t.ts >= started, QUESTION_TIMEOUT)).turn
+        await rec.until(Spoken, lambda s: s.turn == turn and len(rec.of(Spoken, turn)) >= sentences,
+                        TURN_TIMEOUT)
+    except AssertionError:  # no answer to interrupt: no run, but the next may have one
+        with contextlib.suppress(AssertionError):
+            await rec.until(ListenClosed, lambda m: m.ts >= started, QUESTION_TIMEOUT)
+        rec.seen.clear()
+        return Interruption(delay, None, None, None, 0.0, NOT_ASKED)
     await rec.drain(delay)  # the answer plays on: sound card time, not a wait for a message
     user_mark, card_mark = setup.user_ear.position(), setup.card_ear.position()
     await asyncio.to_thread(setup.say, setup.interruption)

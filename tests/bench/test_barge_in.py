@@ -1,5 +1,6 @@
-"""The barge-in benchmark's figures: percentiles of the timed runs, the failures and the runs
-that fell in a pause of the answer counted apart; its command line refuses no runs."""
+"""The barge-in benchmark's figures: percentiles of the timed runs; the failures, the runs
+that fell in a pause of the answer and those with no answer counted apart; its command line
+refuses no runs."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import subprocess
 import sys
 
 from bench.barge_in import summary
-from bench.barge_in_run import ALREADY_SILENT, Interruption
+from bench.barge_in_run import ALREADY_SILENT, NOT_ASKED, Interruption
 from tests.helpers.processes import ROOT, python_env
 
 
@@ -17,9 +18,11 @@ def run(seconds: float | None, failure: str = "") -> Interruption:
 
 def test_only_timed_runs_make_the_percentiles_and_the_others_are_counted_by_kind() -> None:
     runs = [run(0.1 * n) for n in range(1, 11)]
-    runs += [run(None, "no barge-in"), run(None, ALREADY_SILENT), run(None, ALREADY_SILENT)]
+    runs += [run(None, "no barge-in"), run(None, ALREADY_SILENT), run(None, ALREADY_SILENT),
+             run(None, NOT_ASKED)]
     result = summary(runs)
-    assert (result["runs"], result["failed"], result["in_a_pause"]) == (13, 1, 2)
+    assert (result["runs"], result["failed"], result["in_a_pause"], result["not_asked"]) == (
+        14, 1, 2, 1)
     figures = result["silent_after_s"]
     assert figures["n"] == 10
     assert figures["max"] == 1.0
