@@ -222,6 +222,11 @@ class AudioConfig(Table):
     """Characters of the shortest piece synthesized at a time: the first of a reply, or
     any piece when nothing is left to play. Shorter starts the answer sooner; longer
     sounds more natural (the voice's intonation falls at every cut)."""
+    output_latency: float = Field(0.1, ge=0.01, le=1.0)
+    """Seconds of sound-card buffer: every answer is heard this much later. Shorter answers
+    sooner, but a buffer the speaker cannot refill in time (both cores busy, the sound
+    server's ALSA plugin) underruns, and through PulseAudio each underrun stalls playback;
+    0.05 played without underruns only while the 2-core machine had nothing else to do."""
     echo_cancel: bool = False
     """Remove the assistant's own voice from what the mic hears (speexdsp's canceller, fed
     with what was played: ``echo_reference``): then plain speech, not only the wake word,

@@ -23,8 +23,9 @@ STALL = 2.0
 """A stream whose callback has not run for this long is dead (PortAudio has no unplug event)."""
 MAX_BACKOFF = 30.0
 OUTPUT_LATENCY = 0.1
-"""Seconds of device buffer. Shorter underruns while synthesis keeps both cores busy, and
-through PulseAudio's ALSA plugin each underrun costs seconds of stalled playback."""
+"""Seconds of device buffer (``[audio] output_latency``). Shorter underruns while synthesis
+keeps both cores busy, and through PulseAudio's ALSA plugin each underrun costs seconds of
+stalled playback."""
 
 StateCallback = Callable[[str, str], None]
 PlayedCallback = Callable[[bytes, float], None]
@@ -33,11 +34,12 @@ PlayedCallback = Callable[[bytes, float], None]
 class AudioOutput:
     def __init__(
         self, playback: PlaybackQueue, rate: int, device: str, on_state: StateCallback,
-        on_played: PlayedCallback | None = None,
+        on_played: PlayedCallback | None = None, latency: float = OUTPUT_LATENCY,
     ) -> None:
         self._playback = playback
         self._rate = rate
         self._device = device
+        self._latency = latency
         self._on_state = on_state
         self._on_played = on_played
         """Gets a copy of every buffer the device plays, and when (the echo reference)."""
@@ -93,7 +95,7 @@ class AudioOutput:
                 channels=1,
                 dtype="int16",
                 device=self._device or None,
-                latency=OUTPUT_LATENCY,
+                latency=self._latency,
                 callback=self._callback,
             )
             self._last_callback = time.monotonic()
@@ -109,7 +111,7 @@ class AudioOutput:
         Through PulseAudio a new stream takes its first buffer at once, then
         stalls for up to ~2 s: audio queued then would be heard late.
         """
-        past_prefill = self._rate * (2 * OUTPUT_LATENCY + 0.1)
+        past_prefill = self._rate * (2 * self._latency + 0.1)
         deadline = time.monotonic() + 10.0
         while self._frames < past_prefill:
             if self._stop.wait(0.02) or time.monotonic() > deadline:

@@ -103,6 +103,7 @@ class Speaker(Service):
             on_state=lambda state, detail: in_loop(self.bus.set_state, state, detail),
             on_played=(lambda pcm, start: in_loop(reference.add, pcm, start))
             if self.audio.echo_cancel and self.audio.echo_reference == "bus" else None,
+            latency=self.audio.output_latency,
         )
         pump = threading.Thread(
             target=self._pump_events, args=(in_loop,), name="playback-events", daemon=True

@@ -71,3 +71,15 @@ def test_an_output_device_that_does_not_exist_is_reported_with_the_devices_there
             assert "output devices: 'pulse'" in beat.detail
         finally:
             running.close()
+
+
+def test_the_device_buffer_is_the_configured_output_latency() -> None:
+    with SoundCard() as card:
+        running = RunningTTS(MODULE, card, "[audio]\noutput_latency = 0.05\n")
+        try:
+            running.start()
+            assert "latency 0.050 s" in running.output()
+            turn_id, got = running.session(lambda bus: turn(bus, ["Heard sooner."]))
+            assert [m.text for m in got if isinstance(m, Spoken)] == ["Heard sooner."]
+        finally:
+            running.close()
