@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from services.stt.engine import Recognized, SttFailed
-from services.stt.packaged import model_source
+from services.stt.packaged import BASE_LABEL, MULTILINGUAL, model_folder
 from services.stt.short_window import ShortWindow
 from services.stt.text import iso_code
 from settings.schema import WhisperConfig
@@ -39,11 +39,11 @@ class EmbeddedWhisper:
     def __init__(self, config: WhisperConfig, languages: Sequence[str] = ()) -> None:
         from faster_whisper import WhisperModel
 
-        path, files = model_source(config.embedded_model)
         started = time.perf_counter()
-        self.model = WhisperModel(
-            path, device="cpu", compute_type="int8", cpu_threads=config.threads, files=files
-        )
+        with model_folder(config.embedded_model) as folder:
+            self.model = WhisperModel(
+                folder, device="cpu", compute_type="int8", cpu_threads=config.threads
+            )
         self.beam_size = config.beam_size
         self.languages = allowed_languages(config.language, languages, self.model)
         self.short = (
@@ -56,7 +56,9 @@ class EmbeddedWhisper:
         silence = np.zeros(RATE, dtype=np.float32)
         self._whole(silence)
         self.transcribe_now(bytes(2 * RATE))
-        log.info("embedded whisper: %s loaded in %.2f s; languages %s", path,
+        name = config.embedded_model or MULTILINGUAL
+        log.info("embedded whisper: %s loaded in %.2f s; languages %s",
+                 BASE_LABEL if name == MULTILINGUAL else name,
                  time.perf_counter() - started, ", ".join(self.languages) or "any")
 
     def transcribe_now(self, pcm: bytes) -> Recognized:
