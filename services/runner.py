@@ -19,6 +19,7 @@ from bus.endpoints import EndpointError, Endpoints
 from bus.logs import setup_logging
 from bus.process import add_common_arguments, connect, endpoints_of, load_or_exit
 from services import one_copy
+from services.heap import give_back_freed_memory
 from settings import Config, config_dir
 from settings.state import state_dir
 
@@ -71,6 +72,7 @@ async def load_in_thread(load: Callable[..., T], *args: Any) -> T:
         result, error = None, None
         try:
             result = load(*args)
+            give_back_freed_memory()  # what loading the model freed, 40 MB for Whisper base
         except BaseException as exc:  # handed to the awaiting task, whatever it is
             error = exc
         finally:
