@@ -92,11 +92,14 @@ class BargeIn(Message):
     """The user interrupted the assistant while it spoke: the speaker fades out and drops
     what is queued (answering with :class:`Interrupted`), the dialogue cancels the turn.
     ``turn`` is the id of the turn the interrupting speech starts (empty for a stop
-    phrase heard by itself, which starts none)."""
+    phrase heard by itself, which starts none). With ``reason`` ``resumed`` the user
+    went on with the question before any of its answer was heard: the dialogue asks
+    the interrupted turn's words and ``turn``'s as one question."""
 
     TOPIC = "audio.barge_in"
     reason: str
-    """``wake`` (the wake word) or ``speech`` (speech onset, with echo cancellation on)."""
+    """``wake`` (the wake word), ``speech`` (speech onset, with echo cancellation on) or
+    ``resumed`` (speech onset before the answer was heard)."""
     interrupted: str
     """The turn that was speaking (as ``tts.speaking`` named it); empty when unknown."""
     heard: float

@@ -7,6 +7,8 @@ is prepared at once. When the user goes on speaking before any of that answer wa
 it reaches the history), and its words become the start of the turn that the new speech
 starts, in its guesses as in its final transcript. If that new speech turns out to be no
 speech (the STT drops it, or fails), the first part is asked alone: nothing is lost.
+The resumption may come before the first part's own final transcript (the STT still
+at work on it): that transcript then asks nothing and becomes the start.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import logging
 from collections import OrderedDict
 
 from bus.messages import BargeIn
+from services.dialogue.turn import TurnRequest
 
 log = logging.getLogger(__name__)
 
@@ -47,18 +50,37 @@ class Resumptions:
         """Turn the resumed speech starts → (session, the first part's question)."""
         self.cancelled: set[str] = set()
         """Turns cancelled because the user went on: their question is not remembered."""
+        self.awaited: OrderedDict[str, str] = OrderedDict()
+        """Turn resumed before its final transcript came → the turn that goes on with it."""
 
     def resumed(self, msg: BargeIn, asked: dict[str, tuple[str, str]]) -> bool:
         """Whether ``msg`` resumes a question this service asked; if so the question waits
         for the turn the new speech starts."""
-        if msg.reason != RESUMED or not msg.turn or msg.interrupted not in asked:
+        if msg.reason != RESUMED or not msg.turn or not msg.interrupted:
             return False
-        self.firsts[msg.turn] = asked[msg.interrupted]
-        self.cancelled.add(msg.interrupted)
-        while len(self.firsts) > REMEMBERED:
-            self.firsts.popitem(last=False)
+        if msg.interrupted in asked:
+            self._start(msg.turn, asked[msg.interrupted])
+            self.cancelled.add(msg.interrupted)
+        else:  # its words are still on their way
+            self.awaited[msg.interrupted] = msg.turn
+            while len(self.awaited) > REMEMBERED:
+                self.awaited.popitem(last=False)
         log.info("turn %s: the user went on speaking; turn %s continues its question",
                  msg.interrupted, msg.turn)
+        return True
+
+    def _start(self, turn: str, first: tuple[str, str]) -> None:
+        self.firsts[turn] = first
+        while len(self.firsts) > REMEMBERED:
+            self.firsts.popitem(last=False)
+
+    def absorbs(self, turn: str | None, request: TurnRequest | None) -> bool:
+        """The final transcript of ``turn`` (``request``; None: no words): whether it is the
+        start of a question the user went on with, to be asked with the rest only."""
+        rest = self.awaited.pop(turn or "", None)
+        if rest is None or request is None:
+            return False
+        self._start(rest, (request.session, request.text))
         return True
 
     def was_cancelled(self, turn: str) -> bool:
@@ -79,4 +101,5 @@ class Resumptions:
 
     def orphan(self, turn: str | None) -> tuple[str, str] | None:
         """The speech of ``turn`` brought no words: the first part, to be asked alone."""
+        self.awaited.pop(turn or "", None)  # a first part with no words: the rest alone
         return self.firsts.pop(turn or "", None)

@@ -182,6 +182,12 @@ class DialogueService(Service):
             self.resumptions.finish(msg.turn)  # "stop" after a question: no answer at all
         request = self._voice_request(msg)
         self.resumptions.finish(msg.turn)
+        if self.resumptions.absorbs(msg.turn, request):
+            assert request is not None
+            self.speculator.drop("the user went on with it", msg.turn)
+            self.bus.publish(Reply(reply_to=request.request_id, session=request.session,
+                                   text="", turn=request.turn))
+            return
         if request is None:
             self.speculator.drop("an empty transcript", msg.turn)
             return

@@ -51,6 +51,17 @@ class BargeIns:
         self._publish("speech", heard, turn)
         return True
 
+    def resumed(self, heard: float, turn: str) -> None:
+        """Speech started at ``heard`` (the assistant silent): if no answer to the latest
+        question was heard yet, ``turn`` goes on with that question, and the dialogue asks
+        the two as one. Not a barge-in the mic waits on: nothing is playing."""
+        question = self.gate.resumes(heard)
+        if question is not None:
+            log.info("turn %s: goes on with turn %s, whose answer is not heard yet", turn,
+                     question)
+            self.bus.publish(BargeIn(reason="resumed", interrupted=question, heard=heard,
+                                     turn=turn))
+
     def _publish(self, reason: str, heard: float, turn: str) -> None:
         barge_in = BargeIn(reason=reason, interrupted=self.gate.speaking_turn or "",
                            heard=heard, turn=turn)

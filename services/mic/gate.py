@@ -25,6 +25,9 @@ BARGE_WAIT = 1.0
 (``tts.interrupted``) before hearing again anyway: until then it hears the assistant."""
 BARGE_MARGIN = 0.05
 """Seconds after the reported silence still deaf: the last faded samples in the air."""
+RESUME_WINDOW = 1.5
+"""Seconds after a turn ended within which new speech may still go on with its question
+(a pause mid-sentence); later speech is a question of its own."""
 
 
 @dataclass
@@ -60,6 +63,14 @@ class Gate:
         """The turn the latest barge-in interrupted: its speaking news is stale."""
         self.barging_until = -math.inf
         """Deaf until then: the interrupted audio is still fading out."""
+        self.unanswered: str | None = None
+        """The turn of the latest question until any of its answer is heard: speech that
+        starts meanwhile goes on with that question (``resumes``)."""
+        self.unanswered_at = -math.inf
+        """When that turn ended (epoch time of the end of its pause)."""
+        self.resume_heard = RESUME_WINDOW + vad.min_speech + 0.1
+        """How long after that the mic hears, waiting for a reply: speech that starts in
+        the window is announced (``min_speech`` of it) a little later."""
         self.closed: tuple[str, bool] | None = None
         """Why the opened mic closed, and whether it was open for a follow-up; the listener
         reports it on the bus and clears it."""
@@ -78,6 +89,9 @@ class Gate:
         if not self.push:
             return True
         self.expire(captured)
+        if self.state.phase == AWAITING_REPLY:  # the user may not have finished after all
+            return (self.unanswered == self.state.turn
+                    and captured <= self.unanswered_at + self.resume_heard)
         return self.state.phase in (OPEN, CAPTURING)
 
     def expire(self, now: float) -> None:
@@ -98,6 +112,7 @@ class Gate:
         self.speaking = speaking
         self.speaking_turn = turn if speaking else None
         if speaking:
+            self.unanswered = None
             self.speaker, self.speaker_alive_until = speaker, math.inf
             if self.state.phase == CAPTURING and not self.echo_cancelled:  # the utterance is
                 # lost (the mic goes deaf); listen again later
@@ -131,6 +146,7 @@ class Gate:
         it opened."""
         if not self.push or self.speaking or when < self.deaf_until:
             return False
+        self.unanswered = None  # the word starts a question of its own
         if self.state.phase in (OPEN, CAPTURING) and not self.state.follow_up:
             return False
         log.info("wake word: listening")
@@ -153,12 +169,33 @@ class Gate:
         if self.state.phase == OPEN:
             self.state.deadline = self.barging_until + self.state.window
 
+    def resumes(self, when: float) -> str | None:
+        """For speech that started at ``when``: the question it goes on with, if that
+        question's answer has not been heard yet and it ended moments before (the turn had
+        ended at a pause mid-sentence)."""
+        turn, self.unanswered = self.unanswered, None
+        if turn is None or self.speaking or when - self.unanswered_at > RESUME_WINDOW:
+            return None
+        if self.push and self.state.phase == AWAITING_REPLY:  # open for the rest of it
+            self.state = PushState(OPEN, math.inf, self.listen.timeout)
+        return turn
+
+    def takes_speech(self) -> bool:
+        """Whether speech that started now (and resumes nothing) may be a question: not
+        while the mic only hears for the rest of a question."""
+        return not (self.push and self.state.phase == AWAITING_REPLY)
+
+    def forget_question(self) -> None:
+        """The audio stream was reopened: what follows goes on with no question."""
+        self.unanswered = None
+
     def on_speech_started(self, turn: str) -> None:
         if self.push and self.state.phase == OPEN:
             self.state = PushState(CAPTURING, math.inf, self.state.window, turn)
 
     def on_utterance(self, turn: str, now: float) -> None:
         """The final utterance of ``turn`` went out: the mic waits for its answer."""
+        self.unanswered, self.unanswered_at = turn, now
         if self.push and self.state.phase == CAPTURING and self.state.turn == turn:
             self.state = PushState(AWAITING_REPLY, now + self.listen.reply_timeout, 0.0, turn)
 
@@ -168,6 +205,8 @@ class Gate:
         """The answer to ``turn``: empty and without control ends the conversation; so
         does a failed turn. The control rule comes first: an empty answer with a
         control (a volume change) is a silent success, and the talk goes on."""
+        if turn == self.unanswered and (failed or not conversation.strip()):
+            self.unanswered = None  # no answer will be heard: new speech is a new question
         if not self.push or self.state.phase != AWAITING_REPLY or self.state.turn != turn:
             return
         if failed or (not conversation.strip() and not control):
@@ -180,6 +219,8 @@ class Gate:
 
     def on_error(self, turn: str) -> None:
         """The turn failed (the user heard why): the conversation ends."""
+        if turn == self.unanswered:
+            self.unanswered = None
         if self.push and self.state.phase == AWAITING_REPLY and self.state.turn == turn:
             self._close("ended")
 

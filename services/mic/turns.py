@@ -44,6 +44,7 @@ class Turns:
         """Segment ``block`` if the gate lets the mic hear the time it was captured."""
         if block.fresh:
             self.forget("the audio stream was reopened", "reopened")
+            self.gate.forget_question()
         captured = block.end - len(block.pcm) / 2 / RATE
         if not self.gate.hears(captured):
             if self.hearing:
@@ -113,11 +114,16 @@ class Turns:
 
     def _began(self, event: Began) -> None:
         self.turn, self.woken = self.woken or new_id(), None
+        onset = self._epoch(event.start)
         # Only with echo cancellation does the mic hear while the assistant speaks.
-        if self.gate.speaking and not self.barge_ins.by_speech(self._epoch(event.start),
-                                                                self.turn):
+        if self.gate.speaking and not self.barge_ins.by_speech(onset, self.turn):
             self.forget("")
             return
+        if not self.gate.speaking:
+            self.barge_ins.resumed(onset, self.turn)
+            if not self.gate.takes_speech():  # heard too late to go on with the question
+                self.forget("")
+                return
         log.debug("turn %s: speech started", self.turn)
         self.bus.publish(SpeechStarted(turn=self.turn))
         self.gate.on_speech_started(self.turn)

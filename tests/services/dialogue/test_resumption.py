@@ -79,6 +79,26 @@ def test_a_first_part_answered_but_not_yet_heard_leaves_the_history(
     run(module_broker, llm, body)
 
 
+def test_the_user_may_go_on_before_the_first_part_is_transcribed(
+    module_broker: Endpoints, llm: ScriptedLLM
+) -> None:
+    llm.script(c.text("Tomorrow in Rome it rains."))
+
+    async def body(h: Harness) -> None:
+        first = new_id()
+        h.guess("What's the weather like in.", turn=first)  # prepared on the guess ...
+        rest = resume(h, first)  # ... when the user goes on, before the STT's final
+        h.say("What's the weather like in.", turn=first)
+        assert (await h.reply(first)).reply.text == ""
+        record = await h.reply(h.say("Rome tomorrow?", turn=rest))
+        assert record.spoken == ["Tomorrow in Rome it rains."]
+        assert [last_user_text(r) for r in llm.requests][-1] == (
+            "What's the weather like in Rome tomorrow?")
+        assert all("Rome" in last_user_text(r) for r in llm.requests[1:])
+
+    run(module_broker, llm, body)
+
+
 def test_speech_that_brings_no_words_asks_the_first_part_alone(
     module_broker: Endpoints, llm: ScriptedLLM
 ) -> None:

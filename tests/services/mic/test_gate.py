@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.mic.gate import AWAITING_REPLY, CAPTURING, CLOSED, OPEN, Gate
+from services.mic.gate import AWAITING_REPLY, CAPTURING, CLOSED, OPEN, RESUME_WINDOW, Gate
 from settings.schema import ListenConfig, VadConfig
 
 VAD = VadConfig(deaf_tail=0.3)
@@ -43,8 +43,65 @@ def test_one_question_then_the_mic_waits_for_the_answer() -> None:
     gate.on_speech_started("t1")
     assert gate.state.phase == CAPTURING and gate.hears(20.0)  # speech may outlast the timeout
     gate.on_utterance("t1", 21.0)
-    assert gate.state.phase == AWAITING_REPLY and not gate.hears(21.1)
+    assert gate.state.phase == AWAITING_REPLY
     assert not gate.hears(52.0) and gate.state.phase == CLOSED  # no answer within reply_timeout
+
+
+def test_until_its_answer_is_heard_the_user_may_go_on_with_the_question() -> None:
+    gate = Gate(PUSH, VAD)
+    converse(gate)
+    assert gate.state.phase == AWAITING_REPLY and gate.hears(13.2)  # a pause mid-sentence?
+    assert not gate.hears(13.0 + RESUME_WINDOW + 0.5)  # hears only moments after the end
+    assert gate.resumes(13.4) == "t1"  # speech started: it goes on with t1
+    gate.on_speech_started("t2")
+    assert gate.state.phase == CAPTURING and gate.state.turn == "t2" and gate.hears(20.0)
+    assert gate.resumes(13.5) is None  # only once
+    gate.on_utterance("t2", 21.0)
+    gate.on_reply("t1", "", False, False, 21.1)  # the cancelled turn's reply: not ours
+    assert gate.state.phase == AWAITING_REPLY and gate.state.turn == "t2"
+    gate.on_reply("t2", "It rains.", False, False, 21.5)
+    assert gate.hears(21.6)  # open for a follow-up, but no longer for t2's question:
+    gate.on_speaking(True, 21.7, turn="t2")
+    assert gate.resumes(21.8) is None and not gate.hears(21.8)
+
+
+def test_once_any_of_the_answer_plays_new_speech_is_a_new_question() -> None:
+    gate = Gate(ListenConfig(mode="always"), VAD)
+    gate.on_speech_started("t1")
+    gate.on_utterance("t1", 13.0)
+    gate.on_speaking(True, 13.5, turn="t1")
+    gate.on_speaking(False, 15.0, turn="t1")
+    assert gate.hears(15.4) and gate.resumes(15.4) is None
+
+
+def test_a_question_answered_silently_is_not_resumed() -> None:
+    gate = Gate(ListenConfig(mode="always"), VAD)
+    gate.on_utterance("t1", 13.0)
+    gate.on_reply("t1", "", True, False, 13.2)  # a volume change: done, nothing to hear
+    assert gate.resumes(13.3) is None
+    gate.on_utterance("t2", 14.0)
+    gate.on_error("t2")  # the user heard why it failed
+    assert gate.resumes(14.1) is None
+    gate.on_utterance("t3", 15.0)
+    assert gate.resumes(15.0 + RESUME_WINDOW + 0.1) is None  # too late: a new question
+    gate.on_utterance("t4", 20.0)
+    assert gate.resumes(20.0 + RESUME_WINDOW - 0.1) == "t4"
+
+
+def test_speech_too_late_to_go_on_is_no_question_while_awaiting_the_answer() -> None:
+    gate = Gate(PUSH, VAD)
+    converse(gate)
+    assert gate.hears(13.0 + RESUME_WINDOW + 0.1)  # may be the rest, announced late
+    assert gate.resumes(13.0 + RESUME_WINDOW + 0.05) is None
+    assert not gate.takes_speech() and gate.state.phase == AWAITING_REPLY
+
+
+def test_the_wake_word_starts_a_question_of_its_own() -> None:
+    gate = Gate(PUSH, VAD)
+    converse(gate)
+    gate.on_reply("t1", "It is sunny.", False, False, 13.2)
+    assert gate.on_wake(13.3)
+    assert gate.resumes(13.4) is None
 
 
 def test_an_answer_opens_the_mic_for_a_follow_up_once_the_speaker_is_quiet() -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from bus.client import Bus
 from bus.messages import Reply, Speaking, Utterance
+from services.mic.gate import RESUME_WINDOW
 from tests.helpers.busrun import with_buses
 from tests.helpers.processes import Process
 from tests.helpers.service_stack import Stack, wait_state
@@ -45,6 +46,7 @@ class Session:
         self.question, _ = padded(QUESTION, stack.root)
         self.short, self.short_length = padded(SHORT, stack.root)
         late = FOLLOW_UP + 0.5  # speech that starts after the follow-up window closed
+        assert late > RESUME_WINDOW
         self.late_question, _ = padded(QUESTION, stack.root, before=late)
 
     async def press_key(self) -> None:
@@ -88,7 +90,9 @@ def test_the_mic_is_closed_until_the_key_and_after_an_empty_answer(
         await s.press_key()
         await s.say(s.short)
         first = await s.heard()
-        await s.say(s.question)  # waiting for the answer: not heard
+        # Waiting for the answer: not heard, once past the moments in which speech would
+        # go on with the question (the gate's RESUME_WINDOW, shorter than ``late``).
+        await s.say(s.late_question)
         s.answer(first.turn, "")  # empty, no control: the conversation ends
         await s.say(s.question)  # not heard
         await s.press_key()

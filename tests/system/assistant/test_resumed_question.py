@@ -1,0 +1,67 @@
+"""A question with a pause mid-sentence, across the whole assistant (every service a real
+process, the virtual sound card as mic and speaker, the wake word on, as by default).
+
+The turn ends in the pause (a fixed 0.5 s window here, so that it surely does); the user
+goes on before any answer is heard. The first half must not be answered on its own and
+the rest must not be lost: the mic hears on while the answer is being prepared, and the
+LLM is asked the whole question. The scripted LLM holds any answer to the first half
+back, so the test does not race the answer's first sound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import numpy as np
+
+from bus.messages import BargeIn, Reply, Speaking
+from tests.helpers import llm_chunks as c
+from tests.helpers.assistant import Assistant, Recorder
+from tests.helpers.pauses import RATE, split
+from tests.helpers.speech import padded, write_wav
+
+CONFIG = ('[listen]\nmode = "wake"\n[wake]\nearcon = true\n'
+          '[vad]\nend_of_turn = "silence"\nsilence = 0.5\n'
+          '[intents]\nmode = "off"\n'
+          # English only: a half sentence alone is too short for Whisper to tell its language.
+          '[whisper]\nlanguage = "en"\n')
+QUESTION = "Set a timer for ten minutes."
+PAUSE = 1.0
+
+
+def asked(body: dict[str, Any]) -> str:
+    return str(body["messages"][-1]["content"]).lower()
+
+
+def answer(body: dict[str, Any]) -> dict[str, Any]:
+    if "minutes" in asked(body):
+        return c.text("Your timer is set.")
+    return {"stream": c.text_items("Which") + [{"gate": "first half"}]}  # held: never heard
+
+
+def test_the_rest_of_a_paused_question_joins_it() -> None:
+    with Assistant(tools=(), config=CONFIG) as assistant:
+        assert assistant.card is not None
+        assistant.llm.responder = answer
+        word = padded("Okay Nabu.", assistant.root)[0]
+        paused = split(QUESTION, 3).with_pause(PAUSE)
+        audio = np.concatenate([np.zeros(round(0.3 * RATE)), paused, np.zeros(round(0.3 * RATE))])
+        question = write_wav(assistant.root / "paused.wav", audio.astype(np.float32), RATE)
+
+        async def body() -> None:
+            async with Recorder(assistant) as rec:
+                await asyncio.to_thread(assistant.card.play, word)
+                await asyncio.to_thread(assistant.card.play, question)
+                resumed = await rec.until(BargeIn, lambda m: m.reason == "resumed", 60)
+                reply = await rec.until(Reply, lambda m: m.turn == resumed.turn, 90)
+                assert reply.text == "Your timer is set."
+                await rec.until(Speaking, lambda m: m.turn == resumed.turn and not m.speaking,
+                                timeout=90)
+                whole = [q for q in map(asked, assistant.llm.requests) if "minutes" in q]
+                # Both halves' words in one question (Whisper may hear "timer" as "time").
+                assert whole and all(q.startswith("set a") for q in whole), whole
+                spoken = [m for m in rec.seen if isinstance(m, Speaking) and m.speaking]
+                assert {m.turn for m in spoken} == {resumed.turn}  # the first half: silent
+
+        asyncio.run(body())
