@@ -12,6 +12,13 @@ delay: from the last voiced frame to the end of the turn. Three ends of turn:
 ``model+text`` (the default; the guess at each pause is the words said so far, given
 at once, as a perfect STT would), ``model`` (the audio model alone) and the fixed
 window. Also the model's CPU time per decision and per second of audio heard.
+
+A question cut in two is not always answered in two: speech that starts again before
+any of the first half's answer is heard goes on with the question (the mic's
+``RESUME_WINDOW``, ``docs/listening.md``). ``--answer-delay`` is the time from the end
+of a turn to its answer's first speech (0.55 s: ``bench/turn.py``'s 0.77 s voice to
+voice less the 0.22 s close); a cut whose rest is announced (``min_speech`` of voice)
+within it is counted apart, as "answered in two" only when it is not.
 """
 
 from __future__ import annotations
@@ -27,7 +34,8 @@ from typing import Any
 import numpy as np
 
 from services.mic.endpointing import TurnModel
-from services.mic.segmenter import Ended, Paused, Segmenter
+from services.mic.gate import RESUME_WINDOW
+from services.mic.segmenter import Began, Ended, Paused, Segmenter
 from services.mic.smart_turn import SmartTurn
 from services.mic.vad import FRAME, RATE, load_scorer, to_float
 from settings.schema import VadConfig
@@ -93,42 +101,53 @@ def endings(audio: np.ndarray, vad: VadConfig, model: TurnModel | None,
             words: list[tuple[int, str, str]]) -> list[float]:
     """For each utterance the mic makes of ``audio`` (16 kHz float): seconds from its last
     voiced frame to the moment its turn ended."""
-    return [(closed - end) / RATE for end, closed in turns(audio, vad, model, words)]
+    return [(closed - end) / RATE for end, closed, _ in turns(audio, vad, model, words)]
+
+
+def answered_apart(spans: list[tuple[int, int, int]], delay: float) -> bool:
+    """Whether any utterance of ``spans`` (from ``turns``) was answered before the next
+    one was announced: the user heard an answer to part of the question."""
+    wait = round(min(delay, RESUME_WINDOW) * RATE)
+    pairs = zip(spans, spans[1:], strict=False)
+    return any(after[2] - before[1] >= wait for before, after in pairs)
 
 
 def turns(audio: np.ndarray, vad: VadConfig, model: TurnModel | None,
-          words: list[tuple[int, str, str]], tail: float = TAIL) -> list[tuple[int, int]]:
+          words: list[tuple[int, str, str]], tail: float = TAIL) -> list[tuple[int, int, int]]:
     """For each utterance the mic makes of ``audio`` (16 kHz float, heard after ``LEAD``
     seconds of silence and followed by ``TAIL``): the sample positions of its last voiced
-    frame and of the moment its turn ended. ``words``: (sample position in ``audio`` up
-    to which, text, language) of what was said, handed to the end of turn at each pause
-    at once, as a perfect STT's guess would be."""
+    frame, of the moment its turn ended and of the moment it was announced. ``words``:
+    (sample position in ``audio`` up to which, text, language) of what was said, handed
+    to the end of turn at each pause at once, as a perfect STT's guess would be."""
     scorer = load_scorer(vad.engine)
     segmenter = Segmenter(vad, model)
     lead = round(LEAD * RATE)
     stream = np.concatenate([np.zeros(lead), audio, np.zeros(round(tail * RATE))])
     pcm = (np.clip(stream, -1, 1) * 32767).astype("<i2").tobytes()
-    out: list[tuple[int, int]] = []
+    out: list[tuple[int, int, int]] = []
+    announced = 0
     for at in range(0, len(pcm) - 2 * FRAME + 1, 2 * FRAME):
         frame = pcm[at : at + 2 * FRAME]
         for event in segmenter.push(frame, scorer(to_float(frame))):
+            if isinstance(event, Began):
+                announced = segmenter.position
             if isinstance(event, Paused):
                 text, lang = next(((t, g) for upto, t, g in words if event.end <= lead + upto),
                                   words[-1][1:])
                 segmenter.endpointer.heard(event.end, text, lang[:2])
             if isinstance(event, Ended):
-                out.append((event.end, segmenter.position))
+                out.append((event.end, segmenter.position, announced))
     return out
 
 
-def measure(pauses: list[float], variants: dict[str, tuple[VadConfig, CountingModel | None]]
-            ) -> dict[str, Any]:
+def measure(pauses: list[float], variants: dict[str, tuple[VadConfig, CountingModel | None]],
+            delay: float = 0.55) -> dict[str, Any]:
     heard = 0.0
     rows: dict[str, dict[str, Any]] = {}
     for lang, questions in QUESTIONS.items():
         row: dict[str, Any] = {"clips": 0, "questions": 0,
                                **{f"{what} {v}": 0 for v in variants
-                                  for what in ("split", "waited", "split whole")},
+                                  for what in ("split", "apart", "waited", "split whole")},
                                **{f"close {v}": [] for v in variants}}
         for voice in VOICES:
             for text, count in questions:
@@ -153,7 +172,9 @@ def measure(pauses: list[float], variants: dict[str, tuple[VadConfig, CountingMo
                         m is not None for _, m in variants.values())  # each model variant hears it
                     row["clips"] += 1
                     for name, (vad, model) in variants.items():
-                        row[f"split {name}"] += len(endings(clip, vad, model, said)) > 1
+                        spans = turns(clip, vad, model, said)
+                        row[f"split {name}"] += len(spans) > 1
+                        row[f"apart {name}"] += answered_apart(spans, delay)
         rows[lang] = row
     costs = next(m.costs for _, m in variants.values() if m is not None)
     return {"rows": rows, "model_costs": costs, "heard_seconds": heard}
@@ -168,6 +189,8 @@ def main() -> None:
                         help="the fixed window compared with (default 0.5 s, the old default)")
     parser.add_argument("--threshold", type=float, default=VadConfig().end_of_turn_threshold,
                         help="[vad] end_of_turn_threshold (default: the setting's default)")
+    parser.add_argument("--answer-delay", type=float, default=0.55,
+                        help="seconds from the end of a turn to its answer's first speech")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
     pauses = [float(p) for p in args.pauses.split(",")]
@@ -179,7 +202,7 @@ def main() -> None:
         f"fixed {args.fixed} s": (VadConfig(end_of_turn="silence", silence=args.fixed), None),
     }
     began = time.time()
-    result = measure(pauses, variants)
+    result = measure(pauses, variants, args.answer_delay)
     defaults = VadConfig()
     print(f"pauses {pauses} s; short {defaults.short_silence} s, long {defaults.silence} s, "
           f"threshold {args.threshold}")
@@ -189,14 +212,17 @@ def main() -> None:
         print(f"  {name}:")
         for lang, row in result["rows"].items():
             close = row[f"close {name}"]
-            print(f"    {lang:<6} cut in two {row[f'split {name}']}/{row['clips']}; a finished "
+            print(f"    {lang:<6} cut in two {row[f'split {name}']}/{row['clips']} (answered "
+                  f"in two {row[f'apart {name}']}); a finished "
                   f"question closed after {statistics.median(close):.2f} s median, "
                   f"{max(close):.2f} s max; waited the long silence "
                   f"{row[f'waited {name}']}/{row['questions']}; cut in two without an added "
                   f"pause {row[f'split whole {name}']}/{row['questions']}")
         cut = sum(row[f"split {name}"] for row in result["rows"].values())
+        apart = sum(row[f"apart {name}"] for row in result["rows"].values())
         waited = sum(row[f"waited {name}"] for row in result["rows"].values())
-        print(f"    all    cut in two {cut}/{clips} = {cut / clips:.1%}; finished questions "
+        print(f"    all    cut in two {cut}/{clips} = {cut / clips:.1%}, answered in two "
+              f"{apart}/{clips} = {apart / clips:.1%}; finished questions "
               f"that waited the long silence {waited}/{questions} = {waited / questions:.1%}")
     costs = result["model_costs"]
     print(f"  model: {len(costs)} decisions, CPU {statistics.median(costs) * 1000:.0f} ms "
@@ -205,8 +231,8 @@ def main() -> None:
     print(f"  ({time.time() - began:.0f} s; load average "
           f"{[round(x, 2) for x in os.getloadavg()]})")
     if args.json:
-        args.json.write_text(json.dumps({**result, "pauses": pauses,
-                                         "fixed": args.fixed}, indent=1))
+        args.json.write_text(json.dumps({**result, "pauses": pauses, "fixed": args.fixed,
+                                         "answer_delay": args.answer_delay}, indent=1))
 
 
 if __name__ == "__main__":

@@ -80,7 +80,7 @@ def padded(audio: np.ndarray) -> np.ndarray:
 
 def ours(clip: dict[str, Any], model: CountingModel) -> list[int]:
     # ``turns`` pads the clip itself, with ``LEAD`` in front as here
-    return [closed for _, closed in turns(clip["audio"], VadConfig(), model, clip["said"],
+    return [closed for _, closed, _ in turns(clip["audio"], VadConfig(), model, clip["said"],
                                           tail=TAIL)]
 
 
