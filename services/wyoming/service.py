@@ -21,11 +21,9 @@ from typing import TYPE_CHECKING
 from wyoming.server import AsyncServer, HandlerFactory
 
 from bus.client import Bus
-from services.brain.server import listen
 from services.runner import ServiceMain, StartupError
 from services.wyoming.bridge import WyomingBridge
 from services.wyoming.handler import WakeDetector, WyomingHandler
-from services.wyoming.info import describe, voice_languages
 from settings import Config
 from settings.schema import WakeConfig
 from settings.startup import is_loopback
@@ -47,6 +45,10 @@ def prepare(config: Config, _: argparse.Namespace) -> ServiceMain:
             "so anyone who reaches port %d can use the speech to text, the voices and the "
             "wake word", settings.host, settings.port,
         )
+    # Here, not at the top: off (the default), the process idles without FastAPI and uvicorn,
+    # which the brain's server module brings (10 MB of RSS).
+    from services.brain.server import listen
+
     try:
         sock = listen(settings.host, settings.port)
     except OSError as exc:
@@ -61,6 +63,8 @@ async def idle(bus: Bus, config: Config, args: argparse.Namespace) -> None:
 
 
 async def serve_on(sock: socket.socket, bus: Bus, config: Config, _: argparse.Namespace) -> None:
+    from services.wyoming.info import describe, voice_languages  # httpx: only when serving
+
     settings = config.wyoming
     bridge = WyomingBridge(bus, settings.timeout)
     bridge.subscribe(bus)
