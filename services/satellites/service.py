@@ -19,20 +19,17 @@ import functools
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bus.client import Bus
-from services.mic.endpointing import load_turn_model
-from services.mic.vad import load_scorer
-from services.mic.wake import WakeDetector
 from services.satellites.bridge import SatelliteBridge
-from services.satellites.ear import Ear
-from services.satellites.link import SatelliteLink
 from services.speaker.volume import Volume, VolumeStore
-from services.wyoming.info import voice_languages
-from services.wyoming.service import wake_factory
 from settings import Config
 from settings.schema import WakeConfig
 from settings.state import state_dir
+
+if TYPE_CHECKING:
+    from services.mic.wake import WakeDetector
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +39,13 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
         log.info("satellites: none configured ([satellite.NAME] uri = ...); idling")
         bus.set_state("ready", "no satellites")
         await asyncio.Event().wait()
+    # Here, not at the top: with no satellite (the default) the process idles without numpy,
+    # the models' code and the Wyoming client (28 MB of RSS).
+    from services.mic.endpointing import load_turn_model
+    from services.mic.vad import load_scorer
+    from services.satellites.ear import Ear
+    from services.satellites.link import SatelliteLink
+
     # A turn's answer may take as long as the watchdog lets any turn take.
     bridge = SatelliteBridge(bus, config.watchdog.stall)
     bridge.subscribe(bus)
@@ -71,6 +75,9 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
 def our_wake_word(config: WakeConfig) -> Callable[[], WakeDetector] | None:
     """A new detector per satellite stream, or None when the mic's wake word is not
     installed here (the Wyoming server's check: the model must load)."""
+    from services.mic.wake import WakeDetector
+    from services.wyoming.service import wake_factory
+
     if wake_factory(config) is None:
         return None
     return functools.partial(WakeDetector, config)
@@ -84,6 +91,8 @@ class Voices:
     """The ``[voice.*]`` key that speaks a language, else the default language's."""
 
     def __init__(self, config: Config) -> None:
+        from services.wyoming.info import voice_languages
+
         self.languages = voice_languages(config)
         self.default = config.audio.default_lang
 
