@@ -12,9 +12,11 @@ from __future__ import annotations
 import importlib.util
 import time
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
+from services.heap import give_back_freed_memory
 from services.mic.vad import RATE, to_float
 
 MODEL = Path("audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx")
@@ -30,11 +32,9 @@ class SmartTurnMissing(RuntimeError):
 
 
 def model_path() -> Path:
-    spec = importlib.util.find_spec("pipecat")  # finds the package without running it
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        path = Path(folder) / MODEL
-        if path.is_file():
-            return path
+    path = package_file("pipecat", MODEL)
+    if path is not None:
+        return path
     raise SmartTurnMissing(
         "the Smart Turn model is not installed (it ships in the pipecat-ai package): run "
         "./bootstrap setup, or pip install --no-deps 'pipecat-ai>=1.14,<2', or set "
@@ -42,12 +42,34 @@ def model_path() -> Path:
     )
 
 
+def package_file(package: str, relative: Path) -> Path | None:
+    """A file inside an installed package, found without running the package."""
+    spec = importlib.util.find_spec(package)
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(folder) / relative
+        if path.is_file():
+            return path
+    return None
+
+
 def _mel_filters() -> np.ndarray:
     """Whisper's 80 Slaney mel filters over 0-8 kHz, shape (201, 80)."""
-    from faster_whisper.feature_extractor import FeatureExtractor
-
-    filters = FeatureExtractor.get_mel_filters(RATE, N_FFT, n_mels=MELS)
+    filters = _feature_extractor().FeatureExtractor.get_mel_filters(RATE, N_FFT, n_mels=MELS)
     return np.asarray(filters, dtype=np.float64).T
+
+
+def _feature_extractor() -> ModuleType:
+    """faster-whisper's ``feature_extractor`` module (it needs only numpy), run on its own:
+    the package's ``__init__`` would load CTranslate2, PyAV and tokenizers into the mic
+    (25 MB of RSS)."""
+    path = package_file("faster_whisper", Path("feature_extractor.py"))
+    if path is None:
+        raise SmartTurnMissing("faster-whisper is not installed: pip install faster-whisper")
+    spec = importlib.util.spec_from_file_location("_whisper_feature_extractor", path)
+    assert spec is not None and spec.loader is not None  # a .py file has both
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def log_mel(samples: np.ndarray) -> np.ndarray:
@@ -87,6 +109,7 @@ class SmartTurn:
         self._session = onnxruntime.InferenceSession(
             str(model_path()), providers=["CPUExecutionProvider"], sess_options=options
         )
+        give_back_freed_memory()  # the mic's last model to load: what the loaders freed
         self.last_cost = 0.0
         """CPU seconds of the latest decision (features and model)."""
 

@@ -3,6 +3,8 @@ with a pause mid-sentence is one utterance."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +15,7 @@ from services.mic.smart_turn import SmartTurn
 from tests.conftest import ConfigFolder
 from tests.helpers.mic_replay import replayed
 from tests.helpers.pauses import RATE, speech16, split
-from tests.helpers.processes import Process
+from tests.helpers.processes import ROOT, Process, python_env
 from tests.helpers.speech import write_wav
 
 COMPLETE = [
@@ -85,3 +87,15 @@ def test_a_pause_mid_sentence_keeps_one_utterance_in_the_mic(
     spoken = (len(question.before) + len(question.after)) / RATE + 0.7
     assert final.duration > spoken  # both halves and the pause between them
     assert len(partials) >= 2 and partials[-1].pcm == final.pcm  # a guess at each pause
+
+
+def test_the_model_loads_without_faster_whisper_s_runtime() -> None:
+    """Only faster-whisper's numpy feature code is run: its package would bring CTranslate2,
+    PyAV and tokenizers into the mic (25 MB of RSS)."""
+    probe = (
+        "import sys\nfrom services.mic.smart_turn import SmartTurn\nSmartTurn()\n"
+        "print(' '.join(n for n in ('faster_whisper', 'ctranslate2', 'av') if n in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=python_env(),
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split() == []
