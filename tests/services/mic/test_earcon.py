@@ -31,15 +31,15 @@ def card(monkeypatch: pytest.MonkeyPatch) -> Iterator[SoundCard]:
         card.stop()
 
 
-def heard_chime(ear: Ear, start: int, timeout: float = 10.0) -> float:
-    """Seconds the next chime recorded after ``start`` is loud, once it has ended."""
+def loud_seconds(ear: Ear, start: int, timeout: float = 10.0) -> float:
+    """Seconds the next sound recorded after ``start`` is loud, once it has ended."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         loud = np.flatnonzero(np.abs(ear.samples(start)) > LOUD)
         if loud.size and ear.position() - start - loud[-1] > RATE // 10:  # 0.1 s quiet after
             return float(loud[-1] - loud[0]) / RATE
         time.sleep(0.02)  # polling the recording, with a deadline
-    raise AssertionError("no chime was heard")
+    raise AssertionError("nothing was heard")
 
 
 def test_chimes_play_whole_from_the_one_stream_opened_at_start(card: SoundCard) -> None:
@@ -50,7 +50,7 @@ def test_chimes_play_whole_from_the_one_stream_opened_at_start(card: SoundCard) 
         for _ in range(3):
             start = ear.position()
             earcon.play()
-            lengths.append(heard_chime(ear, start))
+            lengths.append(loud_seconds(ear, start))
         assert min(lengths) >= WHOLE, lengths
         assert earcon.opened == 1
     finally:
@@ -78,7 +78,7 @@ def test_a_sound_server_that_went_away_is_used_again_once_back(
         ear = Ear(card).start()
         start = ear.position()
         earcon.play()
-        heard_chime(ear, start)
+        loud_seconds(ear, start)
         ear.stop()
         card.unplug()
         card.start()  # the same address: a restarted sound server
@@ -86,9 +86,29 @@ def test_a_sound_server_that_went_away_is_used_again_once_back(
         with caplog.at_level(logging.WARNING, logger="services.mic.earcon"):
             start = ear.position()
             earcon.play()
-            assert heard_chime(ear, start) >= WHOLE
+            assert loud_seconds(ear, start) >= WHOLE
         ear.stop()
         assert any("earcon: the output stream failed" in r.getMessage() for r in caplog.records)
         assert earcon.opened == 2
     finally:
         earcon.close()
+
+
+def test_the_stream_it_holds_leaves_the_default_output_to_the_speaker(card: SoundCard) -> None:
+    import sounddevice as sd
+
+    ear = Ear(card).start()
+    earcon = Earcon()
+    try:
+        earcon.play()
+        loud_seconds(ear, 0)  # its stream is open: it has played through it
+        start = ear.position()
+        t = np.arange(RATE // 5) / RATE
+        tone = np.concatenate([0.3 * np.sin(2 * np.pi * 440 * t), np.zeros(RATE // 10)])
+        with sd.OutputStream(samplerate=RATE, channels=1, dtype="float32") as other:
+            other.write(tone.astype(np.float32))
+        assert loud_seconds(ear, start) >= 0.15  # the other stream was heard, whole
+        assert earcon.opened == 1
+    finally:
+        earcon.close()
+        ear.stop()
