@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from services.mic.card import capture, rescan
-from services.mic.echo import HOLD, RATE, EchoCanceller, SampleClock
+from services.mic.echo import HOLD, RATE, EchoCanceller
+from services.mic.echo_timeline import SampleClock
 from services.mic.monitor import MONITOR, probe
 from tests.helpers.soundcard import SoundCard
 
