@@ -13,6 +13,7 @@ from services.mic.barge_in import BargeIns
 from services.mic.gate import Gate
 from services.mic.sources import Block
 from services.mic.turns import Turns
+from services.mic.vad import RATE
 from services.mic.wake_word import WakeWord
 from settings.schema import VadConfig
 
@@ -25,6 +26,8 @@ class Hearing:
         self.gate = gate
         self.echo = backends.echo
         """Takes the assistant's voice out of every block before anything hears it."""
+        self.barge_ins = barge_ins
+        self.min_speech = vad.min_speech
         self.turns = Turns(bus, gate, barge_ins, vad, backends.scorer, backends.turn_model)
         wake = backends.wake
         self.wake_word = None if wake is None else WakeWord(
@@ -37,8 +40,12 @@ class Hearing:
             if not pcm and not block.fresh:
                 return  # every frame waits for its reference
             block = Block(pcm, end, block.fresh)
+            # A short word over the answer is voiced only briefly through what is left of
+            # the echo: a shorter onset while the assistant speaks (barge_in.OVER_THE_ECHO).
+            speech = self.barge_ins.min_speech(self.min_speech)
+            self.turns.segmenter.min_speech = round(speech * RATE)
         if self.wake_word is not None:
-            self.wake_word.hear(block)
+            block = self.wake_word.hear(block)
         self.turns.hear(block)
         if self.gate.closed is not None:
             reason, follow_up = self.gate.closed

@@ -18,7 +18,7 @@ from services.mic.earcon import Earcon
 from services.mic.gate import Gate
 from services.mic.sources import Block
 from services.mic.turns import Turns
-from services.mic.wake import WakeDetector
+from services.mic.wake import AFTER_SEARCH, RATE, WakeDetector, after_word
 
 log = logging.getLogger(__name__)
 
@@ -34,23 +34,33 @@ class WakeWord:
         self.gate = gate
         self.barge_ins = barge_ins
         self.turns = turns
+        self.recent = bytearray()
+        """The latest ``AFTER_SEARCH`` of audio: a question said in the same breath as the
+        word has started in it before the word is detected."""
 
-    def hear(self, block: Block) -> None:
+    def hear(self, block: Block) -> Block:
+        """Hear ``block``; returns what of it the turns hear: after a detection, the audio
+        since the end of the word (from before this block, too)."""
         if block.fresh:
             self.detector.reset()
-        if self.detector.hear(block.pcm):
-            self._heard(block.end)
+            self.recent.clear()
+        self.recent += block.pcm
+        del self.recent[: max(0, len(self.recent) - 2 * round(AFTER_SEARCH * RATE))]
+        if self.detector.hear(block.pcm) and self._heard(block.end):
+            return Block(after_word(bytes(self.recent)), block.end, block.fresh)
+        return block
 
-    def _heard(self, heard: float) -> None:
+    def _heard(self, heard: float) -> bool:
         turn = new_id()
         if self.gate.speaking:
             if not self.barge_ins.by_word(heard, turn):
-                return
+                return False
         elif not self.gate.on_wake(heard):
             log.info("wake word heard while deaf or already listening: ignored")
-            return
+            return False
         self.turns.woke(turn)
         log.info("turn %s: wake word heard", turn)
         self.bus.publish(WakeWordHeard(word=self.detector.word, heard=heard, turn=turn))
         if self.earcon is not None:
             self.earcon.play()
+        return True

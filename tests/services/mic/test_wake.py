@@ -6,13 +6,15 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pymicro_wakeword
 import pytest
 
 from services.mic.convert import decode_file
 from services.mic.vad import FRAME
-from services.mic.wake import WakeDetector
+from services.mic.wake import AFTER_SEARCH, WakeDetector, after_word
 from settings.schema import WakeConfig
+from tests.helpers.pauses import RATE, split
 from tests.helpers.speech import spoken
 
 WORD = "Okay Nabu."
@@ -89,3 +91,30 @@ def test_a_model_files_own_cutoff_is_used(tmp_path: Path) -> None:
 def test_a_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no wake word model file"):
         WakeConfig(model=str(tmp_path / "mine.json"))
+
+
+@pytest.mark.parametrize("voice", ["jf_alpha", "jm_kumo"])
+@pytest.mark.parametrize("text", ["Okay Nabu, what time is it?", "Okay Nabu what time is it?",
+                                  "Okay Nabu, set a timer for ten minutes."])
+def test_a_question_in_the_same_breath_keeps_its_first_word(text: str, voice: str) -> None:
+    """The word is detected up to 0.1 s into the question that follows it; what the turn
+    hears starts at the gap after the word, not at the detection."""
+    question = split(text, 2, "en-us", voice)
+    lead = np.zeros(RATE // 2, dtype=np.float32)
+    audio = np.concatenate([lead, question.before, question.after, np.zeros(RATE)])
+    pcm = (np.clip(audio, -1, 1) * 32767).astype("<i2").tobytes()
+    detector = WakeDetector(WakeConfig())
+    search = 2 * round(AFTER_SEARCH * RATE)
+    detected = next(at + 2 * FRAME for at in range(0, len(pcm), 2 * FRAME)
+                    if detector.hear(pcm[at : at + 2 * FRAME]))
+    kept = after_word(pcm[max(0, detected - search) : detected])
+    start = (detected - len(kept)) / 2 / RATE
+    gap = (len(lead) + len(question.before)) / RATE  # where the question starts
+    assert abs(start - gap) < 0.04, (start, gap, detected / 2 / RATE)
+
+
+def test_after_a_pause_nothing_of_the_word_is_kept() -> None:
+    word = np.sin(np.arange(RATE // 2) * 0.2).astype(np.float32) * 0.5
+    audio = np.concatenate([word, np.zeros(RATE // 10, dtype=np.float32)])  # then silence
+    pcm = (audio * 32767).astype("<i2").tobytes()
+    assert len(after_word(pcm[-2 * round(AFTER_SEARCH * RATE) :])) <= 2 * 320
