@@ -6,7 +6,8 @@ cleaned by the mic's canceller exactly as the mic does it, with the reference
 timed as the speaker sends it. ERLE is the mic's echo power over what is left,
 after the first 5 s (the filter converging); with noise, what is left includes
 the noise, so the noise-free figure is the canceller's. Then Silero VAD runs on
-the cleaned audio as the mic would: any onset of ``min_speech`` is a
+the cleaned audio as the mic would: any onset (of the mic's shorter
+``min_speech`` while the assistant speaks, ``services/mic/barge_in.py``) is a
 self-interruption (barge-in) the assistant would have made.
 
     .venv/bin/python -m bench.echo [--minutes 5]
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from services.mic.barge_in import onset_min_speech
 from services.mic.echo import EchoCanceller
 from services.mic.segmenter import Began, Segmenter
 from services.mic.vad import FRAME, RATE, load_scorer, to_float
@@ -50,7 +52,8 @@ def speech(seconds: float) -> np.ndarray:
 def run(played: np.ndarray, delay: float, noise: float, vad: bool) -> dict[str, float]:
     room = Room(delay, 0.3, noise)
     canceller = EchoCanceller()
-    segmenter = Segmenter(VadConfig(end_of_turn="silence"))
+    over_the_echo = onset_min_speech(VadConfig().min_speech, over_the_echo=True)
+    segmenter = Segmenter(VadConfig(end_of_turn="silence", min_speech=over_the_echo))
     scorer = load_scorer("lite") if vad else None
     heard, cleaned, onsets, pending = [], [], 0, bytearray()
     start, cpu = 1000.0, 0.0
@@ -70,7 +73,7 @@ def run(played: np.ndarray, delay: float, noise: float, vad: bool) -> dict[str, 
                 del pending[: 2 * FRAME]
                 events = segmenter.push(frame, scorer(to_float(frame)))
                 for event in events:
-                    if isinstance(event, Began) and canceller.converged:
+                    if isinstance(event, Began) and canceller.trusts(start + event.start / RATE):
                         onsets += 1
                         print(f"  onset at {event.start / RATE:.1f} s")
                     elif isinstance(event, Began):

@@ -54,6 +54,8 @@ class EchoCanceller:
         self._monitor_clock = SampleClock("echo reference")
         self._pending = bytearray()
         self._pending_end = SampleClock("mic")
+        self._trusted_from: int | None = None
+        """Sample index from which the output has been trusted without a break."""
 
     @property
     def delay(self) -> int:
@@ -79,6 +81,15 @@ class EchoCanceller:
     def converged(self) -> bool:
         """Whether what the canceller lets through can be taken for the room, not the echo."""
         return self.trust.converged and self.echo_delay.aligned
+
+    def trusts(self, heard: float) -> bool:
+        """Whether speech that started at ``heard`` (epoch seconds) can be the room's: the
+        canceller was trusted from then on (an onset counts voiced frames from its start,
+        and the echo that passed before convergence may be the first of them: measured,
+        an answer alone interrupted itself at convergence, its onset 0.2 s before)."""
+        return self.converged and self._trusted_from is not None and (
+            round(heard * RATE) >= self._trusted_from
+        )
 
     def played(self, pcm: bytes, start: float) -> None:
         """What the speaker played from ``start`` (epoch seconds)."""
@@ -124,6 +135,10 @@ class EchoCanceller:
             heard = np.frombuffer(mic, dtype="<i2").astype(np.float32)
             if self.echo_delay.hear(heard, index + FRAME, self.reference):
                 self.trust.restart()
+            if not self.converged:
+                self._trusted_from = None
+            elif self._trusted_from is None:
+                self._trusted_from = index + FRAME
         del self._pending[: 2 * whole]
         return bytes(out), (last - len(self._pending) // 2) / RATE
 
