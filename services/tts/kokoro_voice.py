@@ -125,6 +125,11 @@ def open_kokoro(config: Config) -> KokoroVoice:
     options = ort.SessionOptions()
     options.intra_op_num_threads = config.kokoro.threads
     options.inter_op_num_threads = 1
+    # Every clause has its own length, and onnxruntime plans a memory pattern (one block of
+    # the arena) for each input shape it sees: 435 MB of RSS after a dozen clauses with
+    # them, 333 MB without, for the same CPU time (16.5 s both). Without the arena too it
+    # took 20-30 % more CPU.
+    options.enable_mem_pattern = False
     if not config.kokoro.spin:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     halves = split_model(model, cache_dir()) if config.kokoro.stream else None
