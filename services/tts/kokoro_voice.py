@@ -171,6 +171,10 @@ def model_session(ort: Any, model: Path | PackagedModel, options: Any) -> Any:
     # A session made from bytes has no model path, and kokoro-onnx only checks that its
     # path exists: the first part stands for the model it starts.
     session._model_path = str(model.first_part())
+    # It also keeps those bytes (88 MB of RSS), only to remake itself on another provider
+    # after a provider's failure; on the CPU alone there is none to fall back to.
+    session.disable_fallback()
+    session._model_bytes = None
     return session
 
 

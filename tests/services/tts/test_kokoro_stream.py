@@ -244,6 +244,8 @@ def test_without_streaming_the_whole_model_speaks(voice: KokoroVoice) -> None:
         env.setenv("XDG_CACHE_HOME", str(CACHE))
         whole = load_kokoro(Config(kokoro=KokoroConfig(stream=False)))
     assert whole.decoder is None
+    # The session was made from the model's bytes and keeps no copy of them (88 MB).
+    assert whole.kokoro.sess._model_bytes is None  # type: ignore[attr-defined]
     chunks = list(whole.stream(SENTENCE, "en", 0.0))
     assert len(chunks) == 1
     seconds = len(chunks[0]) / whole.sample_rate
