@@ -17,6 +17,7 @@ from types import ModuleType
 import numpy as np
 
 from services.heap import give_back_freed_memory
+from services.mic.packages import package_file
 from services.mic.vad import RATE, to_float
 
 MODEL = Path("audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx")
@@ -40,16 +41,6 @@ def model_path() -> Path:
         "./bootstrap setup, or pip install --no-deps 'pipecat-ai>=1.14,<2', or set "
         "[vad] end_of_turn = \"silence\""
     )
-
-
-def package_file(package: str, relative: Path) -> Path | None:
-    """A file inside an installed package, found without running the package."""
-    spec = importlib.util.find_spec(package)
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        path = Path(folder) / relative
-        if path.is_file():
-            return path
-    return None
 
 
 def _mel_filters() -> np.ndarray:

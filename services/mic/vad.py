@@ -50,13 +50,17 @@ class OnnxScorer:
 
     def __init__(self) -> None:
         import onnxruntime
-        from faster_whisper.utils import get_assets_path
+
+        from services.mic.packages import package_file
 
         options = onnxruntime.SessionOptions()
         options.inter_op_num_threads = 1
         options.intra_op_num_threads = 1
         options.log_severity_level = 4
-        path = Path(get_assets_path()) / "silero_vad_v6.onnx"
+        # The model faster-whisper ships, found without running its package.
+        path = package_file("faster_whisper", Path("assets/silero_vad_v6.onnx"))
+        if path is None:
+            raise RuntimeError("faster-whisper's silero_vad_v6.onnx is not installed")
         self._session = onnxruntime.InferenceSession(
             str(path), providers=["CPUExecutionProvider"], sess_options=options
         )

@@ -89,11 +89,12 @@ def test_a_pause_mid_sentence_keeps_one_utterance_in_the_mic(
     assert len(partials) >= 2 and partials[-1].pcm == final.pcm  # a guess at each pause
 
 
-def test_the_model_loads_without_faster_whisper_s_runtime() -> None:
-    """Only faster-whisper's numpy feature code is run: its package would bring CTranslate2,
-    PyAV and tokenizers into the mic (25 MB of RSS)."""
+def test_the_models_load_without_faster_whisper_s_runtime() -> None:
+    """Only faster-whisper's numpy feature code and its Silero file are used: its package
+    would bring CTranslate2, PyAV and tokenizers into the mic (25 MB of RSS)."""
     probe = (
         "import sys\nfrom services.mic.smart_turn import SmartTurn\nSmartTurn()\n"
+        "from services.mic.vad import OnnxScorer\nOnnxScorer()\n"
         "print(' '.join(n for n in ('faster_whisper', 'ctranslate2', 'av') if n in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=python_env(),
