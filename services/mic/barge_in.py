@@ -61,7 +61,9 @@ class BargeIns:
         canceller is the mic open then): a barge-in by ``turn``, unless the canceller still
         adapts (what it lets through may be the assistant's own voice)."""
         if self.echo is not None and not self.echo.trusts(heard):
-            log.info("speech onset while the echo canceller adapts: not a barge-in")
+            log.info("speech onset while the echo canceller adapts: not a barge-in (%s, "
+                     "%.0f dB taken off)", "trusted only since after the onset"
+                     if self.echo.converged else "not trusted", self.echo.reduction)
             return False
         if self.echo is not None:
             log.info("echo delay %.0f ms, %.0f dB taken off", 1000 * self.echo.delay / RATE,
