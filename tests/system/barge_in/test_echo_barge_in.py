@@ -152,14 +152,19 @@ def test_an_answer_that_says_the_wake_word_plays_to_the_end(
 
 
 @pytest.mark.parametrize("room_assistant", [ECHO_CANCEL], ids=["echo cancel"], indirect=True)
+@pytest.mark.parametrize(
+    ("interruption", "asks"),
+    [("What is the weather like in Rome tomorrow?", True), ("Stop.", False)],
+    ids=["a question", "a stop phrase"],
+)
 def test_speech_over_a_long_answer_stops_it(
-    room_assistant: tuple[Assistant, RoomOnCard],
+    room_assistant: tuple[Assistant, RoomOnCard], interruption: str, asks: bool,
 ) -> None:
-    """Plain speech, without the wake word, cuts the answer off; the question is answered as
-    the next turn. (A one-word stop phrase, "Stop.", over the answer is not tested here: in
-    a full-suite run it gave no speech onset through the canceller; docs/listening.md.)"""
+    """Plain speech, without the wake word, cuts the answer off; a question is answered as
+    the next turn, a stop phrase only stops it (no answer). "Stop." is voiced only
+    briefly over what is left of the echo: the mic's shorter onset while the assistant
+    speaks hears it (tests/services/mic/test_echo_stop_word.py)."""
     assistant, room = room_assistant
-    interruption = "What is the weather like in Rome tomorrow?"
     ask, _ = padded(ASK, assistant.root)
     said, _ = padded(interruption, assistant.root, before=0.1)
 
@@ -182,10 +187,17 @@ def test_speech_over_a_long_answer_stops_it(
             reply = await rec.until(Reply, lambda r: r.reply_to == heard.turn, timeout=60)
             assert not [s for s in rec.of(Spoken, turn) if "two thousand" in s.text]
             asked = [last_question(r) for r in assistant.llm.requests[before:]]
-            assert reply.text == "Sunny and warm."
-            assert asked and all("weather" in q.lower() for q in asked)
-            silent = await rec.until(
-                Speaking, lambda s: s.turn == heard.turn and not s.speaking, timeout=60)
+            if asks:
+                assert reply.text == "Sunny and warm."
+                assert asked and all("weather" in q.lower() for q in asked)
+                silent = await rec.until(
+                    Speaking, lambda s: s.turn == heard.turn and not s.speaking, timeout=60)
+            else:
+                assert reply.text == ""
+                # A guess on a partial transcript ("スター" for "Stop") may be asked and
+                # dropped; the stop phrase itself never is, and nothing is said.
+                assert not [q for q in asked if "stop" in q.lower()], asked
+                assert not rec.of(Spoken, heard.turn)
             await closed(rec, silent)
 
     try:
