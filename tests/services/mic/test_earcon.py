@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from bench.ear import RATE, Ear
+from services.mic.card import rescan
 from services.mic.earcon import NOTE, NOTES, Earcon
 from tests.helpers.soundcard import SoundCard
 
@@ -26,7 +27,11 @@ def card(monkeypatch: pytest.MonkeyPatch) -> Iterator[SoundCard]:
     for name, value in card.env({}).items():  # PulseAudio's ALSA plugin reads them at open
         monkeypatch.setenv(name, value)
     try:
-        yield card.start()
+        started = card.start()
+        # PortAudio lists the devices once per process, and an earlier test of this one may
+        # have started it with no sound server up: list them again, as the mic does.
+        rescan()
+        yield started
     finally:
         card.stop()
 
