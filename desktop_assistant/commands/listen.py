@@ -39,11 +39,14 @@ async def listen(config_dir: str | None) -> int:
         mic = asyncio.ensure_future(
             bus.wait_for(Heartbeat, lambda h: h.service == MIC, timeout=patience)
         )
-        await asyncio.sleep(0)  # the heartbeat subscription goes out before the request
-        bus.publish(ListenRequest())
         try:
+            # The heartbeat subscription must reach the broker before the request: the mic
+            # answers it with a heartbeat at once, which would otherwise be missed.
+            await bus.wait_connected(timeout=patience)
+            bus.publish(ListenRequest())
             beat = await mic
         except RequestTimeout:
+            mic.cancel()
             print("no mic service is running: start the assistant or `python -m services.mic`",
                   file=sys.stderr)
             return ExitCode.UNAVAILABLE
