@@ -16,9 +16,10 @@ from services.mic.earcon import NOTE, NOTES, Earcon
 from tests.helpers.soundcard import SoundCard
 
 LOUD = 0.01
-WHOLE = len(NOTES) * NOTE - 0.02
-"""Seconds the chime is loud at the card, less the quiet edges of its envelope (a stream
-stopped through PulseAudio's ALSA plugin used to lose the second note's end: 0.09 s)."""
+WHOLE = len(NOTES) * NOTE - 0.025
+"""Seconds the chime is loud at the card, less the quiet edges of its envelope (0.1 s when
+whole, give or take a sample at each edge; a stream stopped through PulseAudio's ALSA
+plugin used to lose the second note's end: 0.09 s)."""
 
 
 @pytest.fixture
