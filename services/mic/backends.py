@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from services.heap import give_back_freed_memory
 from services.mic.earcon import Earcon
 from services.mic.echo import EchoCanceller
 from services.mic.endpointing import TurnModel, load_turn_model
@@ -35,4 +36,5 @@ def load_backends(config: Config, replaying: bool) -> Backends:
     turn_model = load_turn_model(config.vad)
     monitored = config.audio.echo_reference == "monitor" and not replaying
     echo = EchoCanceller(monitor=monitored) if config.audio.echo_cancel else None
+    give_back_freed_memory()  # every model is loaded: what their loaders freed
     return Backends(scorer, wake, earcon, turn_model, echo)

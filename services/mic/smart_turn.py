@@ -16,7 +16,6 @@ from types import ModuleType
 
 import numpy as np
 
-from services.heap import give_back_freed_memory
 from services.mic.packages import package_file
 from services.mic.vad import RATE, to_float
 
@@ -100,7 +99,6 @@ class SmartTurn:
         self._session = onnxruntime.InferenceSession(
             str(model_path()), providers=["CPUExecutionProvider"], sess_options=options
         )
-        give_back_freed_memory()  # the mic's last model to load: what the loaders freed
         self.last_cost = 0.0
         """CPU seconds of the latest decision (features and model)."""
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bus.client import Bus
+from services.heap import give_back_freed_memory
 from services.satellites.bridge import SatelliteBridge
 from services.speaker.volume import Volume, VolumeStore
 from settings import Config
@@ -66,6 +67,7 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
             follow_up=config.listen.follow_up,
         )
         bridge.tasks.spawn(link.run())
+    give_back_freed_memory()  # every model is loaded: what their loaders freed
     try:
         await bridge.serve()
     finally:
