@@ -320,7 +320,7 @@ class DialogueService(Service):
             return
         finished = self.cut_offs.cancel(msg.interrupted)
         if finished is not None:  # answered already, not yet heard: forget the exchange
-            self.resumptions.was_cancelled(msg.interrupted)
+            self.resumptions.cancelled.discard(msg.interrupted)  # no cancellation to come
             self.sessions.withdraw(*finished)
 
     def _interrupted(self, msg: Interrupted) -> None:
