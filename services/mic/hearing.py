@@ -47,9 +47,9 @@ class Hearing:
         if self.wake_word is not None:
             block = self.wake_word.hear(block)
         self.turns.hear(block)
-        if self.gate.closed is not None:
-            reason, follow_up = self.gate.closed
-            self.gate.closed = None
+        if self.gate.push.closed is not None:
+            reason, follow_up = self.gate.push.closed
+            self.gate.push.closed = None
             self.bus.publish(
                 ListenClosed(reason=reason, follow_up=follow_up, turn=self.turns.woken)
             )

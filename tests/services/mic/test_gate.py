@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from services.mic.gate import AWAITING_REPLY, CAPTURING, CLOSED, OPEN, RESUME_WINDOW, Gate
+from services.mic.gate import Gate
+from services.mic.push_to_talk import AWAITING_REPLY, CAPTURING, CLOSED, OPEN
+from services.mic.resumption import RESUME_WINDOW
 from settings.schema import ListenConfig, VadConfig
 
 VAD = VadConfig(deaf_tail=0.3)
@@ -32,33 +34,33 @@ def test_push_to_talk_is_closed_until_asked() -> None:
     gate = Gate(PUSH, VAD)
     assert not gate.hears(1.0)
     gate.on_listen(10.0)
-    assert gate.state.phase == OPEN and gate.hears(10.1)
+    assert gate.push.state.phase == OPEN and gate.hears(10.1)
     assert not gate.hears(15.1)  # nobody spoke within [listen] timeout
-    assert gate.state.phase == CLOSED
+    assert gate.push.state.phase == CLOSED
 
 
 def test_one_question_then_the_mic_waits_for_the_answer() -> None:
     gate = Gate(PUSH, VAD)
     gate.on_listen(10.0)
     gate.on_speech_started("t1")
-    assert gate.state.phase == CAPTURING and gate.hears(20.0)  # speech may outlast the timeout
+    assert gate.push.state.phase == CAPTURING and gate.hears(20.0)  # speech may outlast the timeout
     gate.on_utterance("t1", 21.0)
-    assert gate.state.phase == AWAITING_REPLY
-    assert not gate.hears(52.0) and gate.state.phase == CLOSED  # no answer within reply_timeout
+    assert gate.push.state.phase == AWAITING_REPLY
+    assert not gate.hears(52.0) and gate.push.state.phase == CLOSED  # no answer in reply_timeout
 
 
 def test_until_its_answer_is_heard_the_user_may_go_on_with_the_question() -> None:
     gate = Gate(PUSH, VAD)
     converse(gate)
-    assert gate.state.phase == AWAITING_REPLY and gate.hears(13.2)  # a pause mid-sentence?
+    assert gate.push.state.phase == AWAITING_REPLY and gate.hears(13.2)  # a pause mid-sentence?
     assert not gate.hears(13.0 + RESUME_WINDOW + 0.5)  # hears only moments after the end
     assert gate.resumes(13.4) == "t1"  # speech started: it goes on with t1
     gate.on_speech_started("t2")
-    assert gate.state.phase == CAPTURING and gate.state.turn == "t2" and gate.hears(20.0)
+    assert gate.push.state.phase == CAPTURING and gate.push.state.turn == "t2" and gate.hears(20.0)
     assert gate.resumes(13.5) is None  # only once
     gate.on_utterance("t2", 21.0)
     gate.on_reply("t1", "", False, False, 21.1)  # the cancelled turn's reply: not ours
-    assert gate.state.phase == AWAITING_REPLY and gate.state.turn == "t2"
+    assert gate.push.state.phase == AWAITING_REPLY and gate.push.state.turn == "t2"
     gate.on_reply("t2", "It rains.", False, False, 21.5)
     assert gate.hears(21.6)  # open for a follow-up, but no longer for t2's question:
     gate.on_speaking(True, 21.7, turn="t2")
@@ -93,7 +95,7 @@ def test_speech_too_late_to_go_on_is_no_question_while_awaiting_the_answer() -> 
     converse(gate)
     assert gate.hears(13.0 + RESUME_WINDOW + 0.1)  # may be the rest, announced late
     assert gate.resumes(13.0 + RESUME_WINDOW + 0.05) is None
-    assert not gate.takes_speech() and gate.state.phase == AWAITING_REPLY
+    assert not gate.takes_speech() and gate.push.state.phase == AWAITING_REPLY
 
 
 def test_the_wake_word_starts_a_question_of_its_own() -> None:
@@ -108,38 +110,38 @@ def test_an_answer_opens_the_mic_for_a_follow_up_once_the_speaker_is_quiet() -> 
     gate = Gate(PUSH, VAD)
     converse(gate)
     gate.on_reply("other-turn", "Hi.", False, False, 14.0)  # not ours: ignored
-    assert gate.state.phase == AWAITING_REPLY
+    assert gate.push.state.phase == AWAITING_REPLY
     gate.on_reply("t1", "It is sunny.", False, False, 14.0)
     gate.on_speaking(True, 14.1)
     assert not gate.hears(20.0)  # deaf while speaking, however long
     gate.on_speaking(False, 25.0)
     assert not gate.hears(25.2)
     assert gate.hears(25.4) and gate.hears(29.2)  # follow_up counts from the end of speech
-    assert not gate.hears(29.4) and gate.state.phase == CLOSED
+    assert not gate.hears(29.4) and gate.push.state.phase == CLOSED
 
 
 def test_an_empty_answer_without_control_ends_the_conversation() -> None:
     gate = Gate(PUSH, VAD)
     converse(gate)
     gate.on_reply("t1", "  ", False, False, 14.0)
-    assert gate.state.phase == CLOSED and not gate.hears(14.5)
+    assert gate.push.state.phase == CLOSED and not gate.hears(14.5)
 
 
 def test_an_empty_answer_with_a_control_keeps_the_conversation() -> None:
     gate = Gate(PUSH, VAD)
     converse(gate)
     gate.on_reply("t1", "", True, False, 14.0)  # a silent volume change keeps the talk open
-    assert gate.state.phase == OPEN and gate.hears(14.5)
+    assert gate.push.state.phase == OPEN and gate.hears(14.5)
 
 
 def test_a_failed_turn_ends_the_conversation() -> None:
     gate = Gate(PUSH, VAD)
     converse(gate)
     gate.on_error("t1")
-    assert gate.state.phase == CLOSED
+    assert gate.push.state.phase == CLOSED
     converse(gate, "t2")
     gate.on_reply("t2", "Sorry, the language model is not available.", False, True, 14.0)
-    assert gate.state.phase == CLOSED
+    assert gate.push.state.phase == CLOSED
 
 
 def test_speaking_during_capture_loses_the_utterance_but_keeps_listening() -> None:
@@ -147,7 +149,7 @@ def test_speaking_during_capture_loses_the_utterance_but_keeps_listening() -> No
     gate.on_listen(10.0)
     gate.on_speech_started("t1")
     gate.on_speaking(True, 11.0)
-    assert gate.state.phase == OPEN and not gate.hears(11.5)
+    assert gate.push.state.phase == OPEN and not gate.hears(11.5)
     gate.on_speaking(False, 20.0)
     assert gate.hears(20.4) and gate.hears(25.2)  # the wait restarts after the speaker
     assert not gate.hears(25.4)

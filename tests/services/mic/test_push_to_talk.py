@@ -11,7 +11,7 @@ import pytest
 
 from bus.client import Bus
 from bus.messages import Reply, Speaking, Utterance
-from services.mic.gate import RESUME_WINDOW
+from services.mic.resumption import RESUME_WINDOW
 from tests.helpers.busrun import with_buses
 from tests.helpers.processes import Process
 from tests.helpers.service_stack import Stack, wait_state
@@ -91,7 +91,7 @@ def test_the_mic_is_closed_until_the_key_and_after_an_empty_answer(
         await s.say(s.short)
         first = await s.heard()
         # Waiting for the answer: not heard, once past the moments in which speech would
-        # go on with the question (the gate's RESUME_WINDOW, shorter than ``late``).
+        # go on with the question (RESUME_WINDOW, shorter than ``late``).
         await s.say(s.late_question)
         s.answer(first.turn, "")  # empty, no control: the conversation ends
         await s.say(s.question)  # not heard
