@@ -1,6 +1,7 @@
 """Benchmark: barge-in latency, from the interruption to the answer's audio falling silent.
 
     python -m bench.barge_in [--runs 20] [--echo-cancel] [--json FILE]
+    python -m bench.barge_in --talk-alone MINUTES [--json FILE]
 
 The assistant runs whole (mic, STT, dialogue, speaker with Kokoro; every
 process real) on the virtual sound card, in wake mode, with the scripted LLM
@@ -39,6 +40,16 @@ next: there is no sound whose end could be read.
 The bus's own view is kept beside the sound card's: the barge-in
 message's time, and the fade's end as the speaker reports it
 (``tts.interrupted`` ``silent``), both from the same start.
+
+``--talk-alone MINUTES`` interrupts nothing: the assistant is set up as with
+``--echo-cancel`` (the room, the canceller on) and asked one question after
+another, each answered with a different long paragraph that Kokoro speaks
+live (``bench/barge_in_answers.py``), until MINUTES of its speech have played
+(the sum of ``tts.spoken`` ``duration``: a piece cut off by a barge-in is not
+counted). Nobody speaks over the answers, so every ``audio.barge_in`` is a
+self-interruption, and every wake word, speech onset or transcript of a turn
+no question started was triggered by the assistant's own voice
+(``bench/barge_in_alone.py``); each is listed with its time.
 """
 
 from __future__ import annotations
@@ -50,6 +61,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench.barge_in_alone import Tally, talk_alone
 from bench.barge_in_run import ALREADY_SILENT, NOT_ASKED, Interruption, interrupt_runs
 from bench.turn_stages import percentiles
 from tests.helpers.speech import CACHE
@@ -100,24 +112,66 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=20, help="interruptions (default 20)")
     parser.add_argument("--echo-cancel", action="store_true",
                         help="echo cancellation on, a plain question interrupts")
+    parser.add_argument("--talk-alone", type=float, metavar="MINUTES",
+                        help="no interruptions: count what MINUTES of the assistant's own "
+                             "speech trigger, with echo cancellation on")
     parser.add_argument("--json", type=Path, help="write the figures and every run here")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if args.talk_alone is not None and not args.talk_alone > 0:
+        parser.error("--talk-alone needs more than 0 minutes")
     os.environ.setdefault("XDG_CACHE_HOME", str(CACHE))
-    config = ECHO_CONFIG if args.echo_cancel else WAKE_CONFIG
-    runs = interrupt_runs(config, args.echo_cancel, args.runs, sys.stderr)
-    result = {
-        "mode": "echo cancel, speech" if args.echo_cancel else "wake word",
-        "start": "speech start" if args.echo_cancel else "word end",
-        "config": config,
-        "load_average": [round(x, 2) for x in os.getloadavg()],
-        **summary(runs),
-        "all": [r.as_dict() for r in runs],
-    }
-    print_summary(result)
+    if args.talk_alone is not None:
+        tally, seconds = talk_alone(ECHO_CONFIG, args.talk_alone, sys.stderr)
+        result = alone_result(tally, seconds, args.talk_alone)
+        print_alone(result)
+    else:
+        result = interruptions(args.echo_cancel, args.runs)
+        print_summary(result)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
+
+
+def interruptions(echo: bool, runs: int) -> dict[str, Any]:
+    config = ECHO_CONFIG if echo else WAKE_CONFIG
+    interrupted = interrupt_runs(config, echo, runs, sys.stderr)
+    return {
+        "mode": "echo cancel, speech" if echo else "wake word",
+        "start": "speech start" if echo else "word end",
+        "config": config,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        **summary(interrupted),
+        "all": [r.as_dict() for r in interrupted],
+    }
+
+
+def alone_result(tally: Tally, seconds: float, minutes: float) -> dict[str, Any]:
+    return {
+        "mode": "talk alone, echo cancel",
+        "config": ECHO_CONFIG,
+        "minutes_asked": minutes,
+        "minutes_spoken": round(tally.spoken_s / 60, 3),
+        "minutes_wall": round(seconds / 60, 3),
+        "answers": len(tally.answers),
+        "unheard_questions": tally.unheard,
+        "self_interruptions": tally.counts()["barge_in"],
+        "own_voice": tally.counts(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "own_voice_events": tally.own_voice,
+        "all": tally.answers,
+    }
+
+
+def print_alone(result: dict[str, Any]) -> None:
+    counts = result["own_voice"]
+    print(f"\n== {result['mode']}: {result['minutes_spoken']:.2f} min of speech played in "
+          f"{result['answers']} answers ({result['minutes_wall']:.2f} min in all), "
+          f"{result['unheard_questions']} questions unheard")
+    print(f"  self-interruptions (audio.barge_in): {result['self_interruptions']}")
+    print(f"  wake word heard in its own voice:    {counts['wake']}")
+    print(f"  speech onsets of its own voice:      {counts['speech_started']}")
+    print(f"  transcripts of its own voice:        {counts['transcript']}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -106,18 +106,28 @@ def interruption_clip(text: str, folder: Path) -> tuple[Path, np.ndarray]:
 def interrupt_runs(config: str, echo: bool, runs: int, log: TextIO) -> list[Interruption]:
     """Start the assistant (with the room, for echo cancellation), interrupt it ``runs``
     times, stop it."""
+    with whole_assistant(config, echo, log) as (assistant, room):
+        assistant.llm.responder = answer
+        return asyncio.run(_runs(assistant, room, runs, log))
+
+
+@contextlib.contextmanager
+def whole_assistant(
+    config: str, echo: bool, log: TextIO
+) -> Iterator[tuple[Assistant, RoomOnCard | None]]:
+    """The assistant started, every process real (with the room, for echo cancellation);
+    its processes' logs go to ``log`` if anything fails; all stopped at the end."""
     services = ["stt", "dialogue", "tts"] + ([] if echo else ["mic"])
     assistant = Assistant(sound=True, tools=(), services=services, config=config)
     room = None
     try:
         assistant.start(timeout=300)
         assert assistant.card is not None
-        assistant.llm.responder = answer
         if echo:  # the mic after the room: it records the room's sink
             room = RoomOnCard(assistant.card, delay=0.08, gain=0.5, noise=0.002).start()
             assistant.start_service("mic")
             asyncio.run(assistant.wait_ready(["mic"], 300))
-        return asyncio.run(_runs(assistant, room, runs, log))
+        yield assistant, room
     except BaseException:
         print(assistant.logs(), file=log)
         raise
