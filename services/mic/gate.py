@@ -103,7 +103,8 @@ class Gate:
     def on_interrupted(self, silent: float) -> None:
         """The speaker's audio fell silent at ``silent`` after the barge-in."""
         self.voice.faded(silent)
-        self.push.restart_wait(self.voice.barging_until)
+        # (with echo cancellation the mic was never deaf: the wait starts at the silence)
+        self.push.restart_wait(max(silent, self.voice.barging_until))
 
     def resumes(self, when: float) -> str | None:
         """For speech that started at ``when``: the question it goes on with, if that

@@ -176,3 +176,14 @@ def test_after_a_barge_in_the_mic_hears_once_the_fade_has_died_away() -> None:
     gate.on_interrupted(12.3)
     assert not gate.hears(12.32)  # the last faded samples are still in the air
     assert gate.hears(12.4)
+
+
+def test_with_echo_cancelled_the_question_after_a_barge_in_has_the_whole_wait() -> None:
+    gate = Gate(ListenConfig(mode="wake", timeout=5.0), VAD, echo_cancelled=True)
+    gate.on_speaking(True, 10.0)
+    gate.on_barge_in(12.0)
+    gate.on_interrupted(12.3)
+    assert gate.hears(12.4) and gate.push.state.phase == OPEN  # the user may pause first
+    assert gate.hears(17.2) and gate.push.state.phase == OPEN
+    gate.hears(17.4)
+    assert gate.push.state.phase == CLOSED
