@@ -44,6 +44,9 @@ class AudioOutput:
         self._on_played = on_played
         """Gets a copy of every buffer the device plays, and when (the echo reference)."""
         self._stop = threading.Event()
+        self._stream: Any = None
+        self._stream_lock = threading.Lock()
+        """Between the supervisor's watch and :meth:`flushed` stopping the stream a moment."""
         self._last_callback = 0.0
         self._frames = 0
         self._attempts = 0
@@ -55,6 +58,30 @@ class AudioOutput:
     def close(self) -> None:
         self._stop.set()
         self._thread.join(5)
+
+    def flushed(self, action: Callable[[float], None]) -> None:
+        """Run ``action(now)`` with the device's buffer emptied and the audio thread stopped,
+        then play on: a barge-in's fade starts at the sample being heard, not after the
+        ``latency`` of audio already handed to the sound server (PortAudio's abort drops it;
+        the restarted stream is heard again within about 10 ms)."""
+        with self._stream_lock:
+            stream = self._stream
+            if stream is None or not stream.active:
+                action(time.time())
+                return
+            try:
+                stream.abort()
+            except Exception as exc:  # the device died: played out as before, no flush
+                log.warning("could not empty the device's buffer: %s", exc)
+                action(time.time())
+                return
+            try:
+                action(time.time())
+            finally:
+                try:
+                    stream.start()
+                except Exception as exc:  # the watch sees the stopped stream and reopens it
+                    log.error("restarting the output after a flush failed: %s", exc)
 
     # -- the supervisor thread ------------------------------------------------------
 
@@ -68,10 +95,14 @@ class AudioOutput:
                              self._device or "the default device", self._rate, stream.latency)
                     self._on_state("ready", "")
                     backoff = 1.0
+                    with self._stream_lock:
+                        self._stream = stream
                     error = self._watch(stream)
                 else:
                     error = "the output device does not ask for audio"
-                _close_quietly(stream)
+                with self._stream_lock:
+                    self._stream = None
+                    _close_quietly(stream)
                 if self._stop.is_set():
                     return
             log.error("no audio output (%s); retrying in %g s", error, backoff)
@@ -120,7 +151,9 @@ class AudioOutput:
 
     def _watch(self, stream: Any) -> str:
         while not self._stop.wait(0.5):
-            if not stream.active:
+            with self._stream_lock:
+                active = stream.active
+            if not active:
                 return "the output stream stopped"
             if time.monotonic() - self._last_callback > STALL:
                 return f"the output device stalled for {STALL:g} s"

@@ -58,6 +58,9 @@ class PlaybackQueue:
         """Turns cut off (an ordered set, bounded): their later segments are dropped."""
         self._cuts: list[tuple[object, int]] = []
         """Cuts the audio thread has still to carry out: (token, fade length in samples)."""
+        self._mark: tuple[float, int, int] | None = None
+        """When the current segment's byte ``[1]`` reaches the device (epoch seconds), at
+        ``[2]`` samples a second: where :meth:`rewind` finds the sample being heard."""
 
     def put(self, segment: Segment) -> None:
         with self._lock:
@@ -84,6 +87,20 @@ class PlaybackQueue:
                 del self._cut_turns[next(iter(self._cut_turns))]
             self._cuts.append((token, fade))
 
+    def rewind(self, now: float) -> float:
+        """Take back what of the current segment was handed to the device but has not reached
+        it by ``now``, to be played again: the device's buffer was just emptied. Only while
+        the audio thread is stopped. Returns the seconds taken back (what an earlier
+        segment had left in the buffer is not: it is lost with the buffer)."""
+        with self._lock:
+            if self._current is None or self._mark is None:
+                return 0.0
+            at, pos, rate = self._mark
+            heard = max(0, pos + 2 * round((now - at) * rate))
+            back = max(0, self._pos - heard)
+            self._pos -= back
+            return back / 2 / rate
+
     def _carry_out_cuts(self, out: Any, now: float, rate: int) -> int:
         """In the audio thread: the fade into ``out``; returns the bytes written."""
         with self._lock:
@@ -99,7 +116,7 @@ class PlaybackQueue:
                 out[:written] = faded[:written]
                 played = replace(current, pcm=current.pcm[: self._pos + written])
                 self.events.put(PlaybackEvent("finished", played, now + written / 2 / rate))
-                self._current = None
+                self._current = self._mark = None
             if cuts:
                 kept: deque[Segment] = deque()
                 for segment in self._segments:
@@ -143,6 +160,7 @@ class PlaybackQueue:
                 continue
             pcm = self._current.pcm
             take = min(nbytes - written, len(pcm) - self._pos)
+            self._mark = (now + written / 2 / rate, self._pos, rate)
             out[written : written + take] = pcm[self._pos : self._pos + take]
             written += take
             self._pos += take

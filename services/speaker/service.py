@@ -79,6 +79,7 @@ class Speaker(Service):
         self.exports: dict[str, Export] = {}
         """Synthesis for others (by request id), until its final chunk is sent."""
         self._in_loop: Callable[..., None] = lambda func, *args: None
+        self.output: AudioOutput | None = None
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -109,6 +110,7 @@ class Speaker(Service):
             target=self._pump_events, args=(in_loop,), name="playback-events", daemon=True
         )
         self.worker = worker
+        self.output = output
         self._in_loop = in_loop
         self.subscribe(self.bus)
         await self.bus.wait_connected()  # our subscriptions are in place before "ready"
@@ -248,7 +250,16 @@ class Speaker(Service):
                 state.hold.drop()
         spoke = msg.interrupted or self._speaking or ""
         log.info("barge-in (%s): cutting off %s", msg.reason, ", ".join(sorted(turns)) or "nothing")
-        self.playback.cut(turns, round(FADE * self.synth.sample_rate), (msg.id, spoke))
+        fade = round(FADE * self.synth.sample_rate)
+
+        def cut(now: float) -> None:  # the fade starts where the user is hearing the answer
+            self.playback.rewind(now)
+            self.playback.cut(turns, fade, (msg.id, spoke))
+
+        if self.output is None:  # not playing yet
+            self.playback.cut(turns, fade, (msg.id, spoke))
+        else:
+            self.output.flushed(cut)
 
     def _silenced(self, token: tuple[str, str], silent: float) -> None:
         barge_in, turn = token

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
 from bench.ear import RATE, Ear
-from services.mic.card import rescan
 from services.mic.earcon import NOTE, NOTES, Earcon
 from tests.helpers.soundcard import SoundCard
 
@@ -23,18 +21,8 @@ plugin used to lose the second note's end: 0.09 s)."""
 
 
 @pytest.fixture
-def card(monkeypatch: pytest.MonkeyPatch) -> Iterator[SoundCard]:
-    card = SoundCard()
-    for name, value in card.env({}).items():  # PulseAudio's ALSA plugin reads them at open
-        monkeypatch.setenv(name, value)
-    try:
-        started = card.start()
-        # PortAudio lists the devices once per process, and an earlier test of this one may
-        # have started it with no sound server up: list them again, as the mic does.
-        rescan()
-        yield started
-    finally:
-        card.stop()
+def card(portaudio_card: SoundCard) -> SoundCard:
+    return portaudio_card
 
 
 def loud_seconds(ear: Ear, start: int, timeout: float = 10.0) -> float:
