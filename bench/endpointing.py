@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from services.mic.endpointing import TurnModel
-from services.mic.gate import RESUME_WINDOW
+from services.mic.resumption import RESUME_WINDOW
 from services.mic.segmenter import Began, Ended, Paused, Segmenter
 from services.mic.smart_turn import SmartTurn
 from services.mic.vad import FRAME, RATE, load_scorer, to_float

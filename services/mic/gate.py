@@ -14,11 +14,8 @@ import logging
 
 from services.mic.assistant_voice import AssistantVoice
 from services.mic.push_to_talk import PushToTalk
-from services.mic.resumption import RESUME_WINDOW, UnansweredQuestion
+from services.mic.resumption import UnansweredQuestion
 from settings.schema import ListenConfig, VadConfig
-
-__all__ = ["RESUME_WINDOW", "Gate"]
-"""``RESUME_WINDOW`` too: the endpointing benchmark reads it from here."""
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bench.endpointing import answered_apart
-from services.mic.gate import RESUME_WINDOW
+from services.mic.resumption import RESUME_WINDOW
 from services.mic.vad import RATE
 
 
