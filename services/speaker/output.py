@@ -8,6 +8,7 @@ is not left deaf; the heartbeat says ``degraded`` and why.
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable
@@ -45,8 +46,9 @@ class AudioOutput:
         """Gets a copy of every buffer the device plays, and when (the echo reference)."""
         self._stop = threading.Event()
         self._stream: Any = None
+        """The stream playing (None while there is none), and the flushes asked of it."""
+        self._flushes: queue.SimpleQueue[Callable[[float], None]] = queue.SimpleQueue()
         self._stream_lock = threading.Lock()
-        """Between the supervisor's watch and :meth:`flushed` stopping the stream a moment."""
         self._last_callback = 0.0
         self._frames = 0
         self._attempts = 0
@@ -60,28 +62,16 @@ class AudioOutput:
         self._thread.join(5)
 
     def flushed(self, action: Callable[[float], None]) -> None:
-        """Run ``action(now)`` with the device's buffer emptied and the audio thread stopped,
+        """Empty the device's buffer, run ``action(now)`` while the audio thread is stopped,
         then play on: a barge-in's fade starts at the sample being heard, not after the
         ``latency`` of audio already handed to the sound server (PortAudio's abort drops it;
-        the restarted stream is heard again within about 10 ms)."""
+        the restarted stream is heard again within about 10 ms). Done in the output's own
+        thread: an abort can block on a stuck sound server, which must not stop the bus."""
         with self._stream_lock:
-            stream = self._stream
-            if stream is None or not stream.active:
-                action(time.time())
+            if self._stream is not None:
+                self._flushes.put(action)
                 return
-            try:
-                stream.abort()
-            except Exception as exc:  # the device died: played out as before, no flush
-                log.warning("could not empty the device's buffer: %s", exc)
-                action(time.time())
-                return
-            try:
-                action(time.time())
-            finally:
-                try:
-                    stream.start()
-                except Exception as exc:  # the watch sees the stopped stream and reopens it
-                    log.error("restarting the output after a flush failed: %s", exc)
+        action(time.time())  # no stream: nothing is buffered
 
     # -- the supervisor thread ------------------------------------------------------
 
@@ -102,7 +92,9 @@ class AudioOutput:
                     error = "the output device does not ask for audio"
                 with self._stream_lock:
                     self._stream = None
-                    _close_quietly(stream)
+                while not self._flushes.empty():  # asked as the stream ended: cut all the same
+                    self._flushes.get()(time.time())
+                _close_quietly(stream)
                 if self._stop.is_set():
                     return
             log.error("no audio output (%s); retrying in %g s", error, backoff)
@@ -150,14 +142,31 @@ class AudioOutput:
         return True
 
     def _watch(self, stream: Any) -> str:
-        while not self._stop.wait(0.5):
-            with self._stream_lock:
-                active = stream.active
-            if not active:
+        while not self._stop.is_set():
+            try:
+                self._flush(stream, self._flushes.get(timeout=0.5))
+                continue
+            except queue.Empty:
+                pass
+            if not stream.active:
                 return "the output stream stopped"
             if time.monotonic() - self._last_callback > STALL:
                 return f"the output device stalled for {STALL:g} s"
         return ""
+
+    def _flush(self, stream: Any, action: Callable[[float], None]) -> None:
+        try:
+            stream.abort()
+        except Exception as exc:  # the device died: what it holds plays out, if anything
+            log.warning("could not empty the device's buffer: %s", exc)
+        try:
+            action(time.time())
+        finally:
+            try:
+                stream.start()
+                self._last_callback = time.monotonic()
+            except Exception as exc:  # the watch sees the stopped stream and reopens it
+                log.error("restarting the output after a flush failed: %s", exc)
 
     def _callback(self, outdata: Any, frames: int, times: Any, status: Any) -> None:
         self._last_callback = time.monotonic()

@@ -256,10 +256,10 @@ class Speaker(Service):
             self.playback.rewind(now)
             self.playback.cut(turns, fade, (msg.id, spoke))
 
-        if self.output is None:  # not playing yet
-            self.playback.cut(turns, fade, (msg.id, spoke))
-        else:
+        if self.output is not None and turns:
             self.output.flushed(cut)
+        else:  # nothing of ours in the device's buffer (or no device yet): nothing to drop
+            self.playback.cut(turns, fade, (msg.id, spoke))
 
     def _silenced(self, token: tuple[str, str], silent: float) -> None:
         barge_in, turn = token
