@@ -100,7 +100,10 @@ class EchoCanceller:
         ``fresh``: the first of a newly opened stream."""
         moves = self._monitor_clock.moves
         last = self._monitor_clock.advance(len(pcm) // 2, end, fresh)
-        self.echo_delay.lose_alignment(moves != self._monitor_clock.moves)
+        if moves != self._monitor_clock.moves:
+            # Its indices were late: what is kept moves with them, the echo is further off.
+            self.reference.end -= self._monitor_clock.corrected
+            self._time_moved(self._monitor_clock.corrected)
         self.reference.add(pcm, (last - len(pcm) // 2) / RATE)
 
     def clean(self, pcm: bytes, end: float, fresh: bool = False) -> tuple[bytes, float]:
@@ -112,7 +115,8 @@ class EchoCanceller:
         self._pending += pcm
         moves = self._pending_end.moves
         last = self._pending_end.advance(len(pcm) // 2, end, fresh)
-        self.echo_delay.lose_alignment(moves != self._pending_end.moves)
+        if moves != self._pending_end.moves:
+            self._time_moved(-self._pending_end.corrected)
         first = last - len(self._pending) // 2
         whole = len(self._pending) // (2 * FRAME) * FRAME
         if self.hold:
@@ -141,6 +145,16 @@ class EchoCanceller:
                 self._trusted_from = index + FRAME
         del self._pending[: 2 * whole]
         return bytes(out), (last - len(self._pending) // 2) / RATE
+
+    def _time_moved(self, delay_change: int) -> None:
+        """A stream's count was set again: the delay follows a known correction, else the
+        echo is lost until found. Trusted only once converged anew (on the card, the stale
+        delay was found again, 3 dB taken off, and the echo interrupted the answer)."""
+        if delay_change:
+            self.echo_delay.samples += delay_change
+        else:
+            self.echo_delay.lose_alignment(True)
+        self.trust.distrust()
 
     def distrust(self) -> None:
         """The user talked over the echo (a barge-in): the filter may have adapted to their

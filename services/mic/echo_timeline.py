@@ -68,6 +68,9 @@ class SampleClock:
         self.end: int | None = None
         self.moves = 0
         """Times the count was set again from a reported time (after the first)."""
+        self.corrected = 0
+        """Samples the latest move took off a count that had started from a late block
+        (every index so far was late by that much; 0 for the other moves)."""
         self._late = 0
         """Samples of blocks in a row reported later than ``REANCHOR`` after the count..."""
         self._least = 0
@@ -75,6 +78,7 @@ class SampleClock:
 
     def advance(self, samples: int, reported_end: float, fresh: bool = False) -> int:
         reported = round(reported_end * RATE)
+        self.corrected = 0
         if self.end is None or fresh:
             self.moves += self.end is not None
             self.end, self._late = reported, 0
@@ -83,7 +87,10 @@ class SampleClock:
         off = reported - expected
         if off < REANCHOR:
             self._late = 0
-            self.end = expected + (self._move(off, "counted late") if off <= -REANCHOR else 0)
+            if off <= -REANCHOR:
+                self.end, self.corrected = expected + self._move(off, "counted late"), -off
+            else:
+                self.end = expected
             return self.end
         self._least = off if not self._late else min(self._least, off)
         self._late += samples

@@ -162,3 +162,32 @@ def test_after_a_barge_in_the_canceller_must_converge_anew() -> None:
     assert not canceller.converged
     run(canceller, played[6 * RATE :], heard[6 * RATE :], mic_first=False)
     assert canceller.converged
+
+
+def test_when_the_monitors_time_moves_the_echo_stays_cancelled_and_trust_is_earned_anew(
+) -> None:
+    """The monitor's blocks report a time 60 ms earlier from one block on: its count had
+    started from a late block, so every index so far was 60 ms late. Seen on the card,
+    15 minutes into an answer: the delay estimate then found the old lag again in the
+    reference kept from before, the canceller took 3 dB off, and the echo interrupted
+    the answer. The reference kept and the delay move with the count, so the echo stays
+    cancelled; the output is trusted again once it has converged anew."""
+    played = voice_like(9.0)
+    heard = echo_of(played, 0.03)
+    canceller = EchoCanceller(monitor=True)
+    first = 6 * RATE // BLOCK * BLOCK
+    run(canceller, played[:first], heard[:first], mic_first=False)
+    assert canceller.converged
+    before = canceller.delay
+    start, trusted, cleaned = 1000.0, [], bytearray()
+    for at in range(first, first + 2 * RATE, BLOCK):
+        end = start + (at + BLOCK) / RATE
+        canceller.monitored(played[at : at + BLOCK].astype("<i2").tobytes(), end - 0.06)
+        cleaned += canceller.clean(heard[at : at + BLOCK].astype("<i2").tobytes(), end)[0]
+        trusted.append(canceller.converged)
+    assert abs(canceller.delay - before - 0.06 * RATE) < 0.01 * RATE
+    out = np.frombuffer(bytes(cleaned), dtype="<i2").astype(np.float64)
+    assert erle(heard[first : first + len(out)], out) > 20  # the echo stayed cancelled
+    # Trusted again only after a second of echo adapted on since the move, not at once.
+    assert not any(trusted[: (RATE - BLOCK) // BLOCK]), trusted
+    assert trusted[-1], trusted
