@@ -57,6 +57,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.talk_alone is not None and not args.talk_alone > 0:
         parser.error("--talk-alone needs more than 0 minutes")
     os.environ.setdefault("XDG_CACHE_HOME", str(CACHE))
+    # A stopped run (kill, a 40-minute --talk-alone cut short) still stops the assistant
+    # and the sound server it started: SystemExit unwinds their context managers.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     if args.talk_alone is not None:
         tally, seconds = talk_alone(ECHO_CONFIG, args.talk_alone, sys.stderr)
         result = alone_result(tally, seconds, args.talk_alone)
