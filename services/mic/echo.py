@@ -125,7 +125,7 @@ class EchoCanceller:
             ready = min(whole, max(lead, 0) // FRAME * FRAME)
             stalled = min(whole, max(last - first - self.hold, 0) // FRAME * FRAME)
             if stalled > ready:
-                self.echo_delay.lose_alignment(True)  # cancelled against silence: echo passes
+                self.echo_delay.lose_alignment()  # cancelled against silence: echo passes
             whole = max(ready, stalled)
         out = bytearray()
         for at in range(0, whole, FRAME):
@@ -153,7 +153,7 @@ class EchoCanceller:
         if delay_change:
             self.echo_delay.samples += delay_change
         else:
-            self.echo_delay.lose_alignment(True)
+            self.echo_delay.lose_alignment()
         self.trust.distrust()
 
     def distrust(self) -> None:

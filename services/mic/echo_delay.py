@@ -52,10 +52,10 @@ class EchoDelay:
         self._heard_end = 0
         self._since_estimate = 0
 
-    def lose_alignment(self, moved: bool) -> None:
-        """One stream's time moved: the echo is elsewhere until an estimate finds it again."""
-        if moved:
-            self.aligned, self._candidate = False, None
+    def lose_alignment(self) -> None:
+        """The echo is elsewhere (a stream's time moved, or the mic was cancelled against
+        silence) until an estimate finds it again."""
+        self.aligned, self._candidate = False, None
 
     def hear(self, mic: np.ndarray, end: int, reference: Reference) -> bool:
         """The mic's samples up to index ``end``; whether the delay moved (the filter must
