@@ -197,7 +197,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(404, {"error": {"code": 404, "message": "File Not Found"}})
 
     def do_POST(self) -> None:  # noqa: N802 (stdlib name)
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if len(raw) < length:
+            return  # the client went away mid-request (cancelled): there is no request
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
