@@ -33,9 +33,18 @@ def summarize_bytes(data: bytes, rate: int | None) -> str:
     return f"<{len(data)} bytes>"
 
 
+def clock_of(ts: float) -> str:
+    """``HH:MM:SS.mmm`` of ``ts``; any float is valid on the bus, so one no clock can show
+    (NaN, infinite, past the year 9999) is printed as it is rather than killing the tap."""
+    try:
+        return time.strftime("%H:%M:%S", time.localtime(ts)) + f".{int(ts * 1000) % 1000:03d}"
+    except (OverflowError, OSError, ValueError):
+        return repr(ts)
+
+
 def format_line(msg: Message) -> str:
     """``HH:MM:SS.mmm topic src [turn] (answers <id>) key=value ...`` with bytes summarised."""
-    clock = time.strftime("%H:%M:%S", time.localtime(msg.ts)) + f".{int(msg.ts * 1000) % 1000:03d}"
+    clock = clock_of(msg.ts)
     # The end of the id: a process's ids share their first 16 characters, then count.
     turn = f" [{msg.turn[-8:]}]" if msg.turn else ""
     if msg.reply_to:
@@ -53,11 +62,22 @@ def format_line(msg: Message) -> str:
 
 def to_json(msg: Message) -> dict[str, Any]:
     """Every decoded field, bytes as ``{"bytes": N}``, under ``topic``."""
-    out: dict[str, Any] = {"topic": msg.TOPIC}
-    for f in dataclasses.fields(msg):
-        value = getattr(msg, f.name)
-        out[f.name] = {"bytes": len(value)} if isinstance(value, bytes) else value
-    return out
+    return {"topic": msg.TOPIC, **_plain(msg)}
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as ``json.dumps`` takes it. A field may nest what the registry allows
+    (a catalog's list of ToolSpec dataclasses, free-form lists and maps): each is walked,
+    and bytes at any depth become their size (audio is no use as text)."""
+    if isinstance(value, bytes):
+        return {"bytes": len(value)}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value  # str, int, float, bool, None
 
 
 def format_invalid(frames: list[bytes], error: DecodeError, as_json: bool) -> str:
