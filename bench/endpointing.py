@@ -24,10 +24,12 @@ within it is counted apart, as "answered in two" only when it is not.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -97,11 +99,45 @@ class CountingModel:
         return probability
 
 
+Guess = Callable[[int, bytes], tuple[str, str]]
+"""The STT's guess at a pause: (text, language) from the sample position in the clip
+where the speech before the pause ended, and the utterance so far (16 kHz PCM16)."""
+
+
+def perfect(words: list[tuple[int, str, str]]) -> Guess:
+    """The guess a perfect STT would make, given at once: of ``words`` ((sample position
+    in the clip up to which, text, language) of what was said), the first said by then."""
+    def guess(end: int, pcm: bytes) -> tuple[str, str]:
+        return next(((text, lang) for upto, text, lang in words if end <= upto),
+                    words[-1][1:])
+    return guess
+
+
+class WhisperGuess:
+    """The guess the assistant makes by default: the embedded Whisper of the audio so far,
+    punctuation and mistakes included (cached: each variant hears the same pauses)."""
+
+    def __init__(self, languages: list[str]) -> None:
+        from services.stt.embedded import EmbeddedWhisper
+        from settings.schema import WhisperConfig
+
+        self.stt = EmbeddedWhisper(WhisperConfig(), languages)
+        self.fallback = languages[0]
+        self.known: dict[bytes, tuple[str, str]] = {}
+
+    def __call__(self, end: int, pcm: bytes) -> tuple[str, str]:
+        key = hashlib.sha256(pcm).digest()
+        if key not in self.known:
+            heard = self.stt.transcribe_now(pcm)
+            self.known[key] = (heard.text, heard.lang or self.fallback)
+        return self.known[key]
+
+
 def endings(audio: np.ndarray, vad: VadConfig, model: TurnModel | None,
-            words: list[tuple[int, str, str]]) -> list[float]:
+            guess: Guess) -> list[float]:
     """For each utterance the mic makes of ``audio`` (16 kHz float): seconds from its last
     voiced frame to the moment its turn ended."""
-    return [(closed - end) / RATE for end, closed, _ in turns(audio, vad, model, words)]
+    return [(closed - end) / RATE for end, closed, _ in turns(audio, vad, model, guess)]
 
 
 def answered_apart(spans: list[tuple[int, int, int]], delay: float) -> bool:
@@ -113,12 +149,11 @@ def answered_apart(spans: list[tuple[int, int, int]], delay: float) -> bool:
 
 
 def turns(audio: np.ndarray, vad: VadConfig, model: TurnModel | None,
-          words: list[tuple[int, str, str]], tail: float = TAIL) -> list[tuple[int, int, int]]:
+          guess: Guess, tail: float = TAIL) -> list[tuple[int, int, int]]:
     """For each utterance the mic makes of ``audio`` (16 kHz float, heard after ``LEAD``
     seconds of silence and followed by ``TAIL``): the sample positions of its last voiced
-    frame, of the moment its turn ended and of the moment it was announced. ``words``:
-    (sample position in ``audio`` up to which, text, language) of what was said, handed
-    to the end of turn at each pause at once, as a perfect STT's guess would be."""
+    frame, of the moment its turn ended and of the moment it was announced. ``guess``
+    gives the STT's words at each pause, handed to the end of turn at once."""
     scorer = load_scorer(vad.engine)
     segmenter = Segmenter(vad, model)
     lead = round(LEAD * RATE)
@@ -132,8 +167,7 @@ def turns(audio: np.ndarray, vad: VadConfig, model: TurnModel | None,
             if isinstance(event, Began):
                 announced = segmenter.position
             if isinstance(event, Paused):
-                text, lang = next(((t, g) for upto, t, g in words if event.end <= lead + upto),
-                                  words[-1][1:])
+                text, lang = guess(event.end - lead, bytes(event.pcm))
                 segmenter.endpointer.heard(event.end, text, lang[:2])
             if isinstance(event, Ended):
                 out.append((event.end, segmenter.position, announced))
@@ -141,7 +175,8 @@ def turns(audio: np.ndarray, vad: VadConfig, model: TurnModel | None,
 
 
 def measure(pauses: list[float], variants: dict[str, tuple[VadConfig, CountingModel | None]],
-            delay: float = 0.55) -> dict[str, Any]:
+            delay: float = 0.55, stt: Guess | None = None) -> dict[str, Any]:
+    """``stt``: the guesses Whisper makes (None: a perfect STT's)."""
     heard = 0.0
     rows: dict[str, dict[str, Any]] = {}
     for lang, questions in QUESTIONS.items():
@@ -156,7 +191,7 @@ def measure(pauses: list[float], variants: dict[str, tuple[VadConfig, CountingMo
                 row["questions"] += 1
                 for name, (vad, model) in variants.items():
                     whole = [(len(question.before) + len(question.after) + RATE, text, lang)]
-                    closes = endings(question.with_pause(0.0), vad, model, whole)
+                    closes = endings(question.with_pause(0.0), vad, model, stt or perfect(whole))
                     row[f"close {name}"] += closes
                     # a natural pause in the fluent sentence cut it without any added
                     row[f"split whole {name}"] += len(closes) > 1
@@ -172,7 +207,7 @@ def measure(pauses: list[float], variants: dict[str, tuple[VadConfig, CountingMo
                         m is not None for _, m in variants.values())  # each model variant hears it
                     row["clips"] += 1
                     for name, (vad, model) in variants.items():
-                        spans = turns(clip, vad, model, said)
+                        spans = turns(clip, vad, model, stt or perfect(said))
                         row[f"split {name}"] += len(spans) > 1
                         row[f"apart {name}"] += answered_apart(spans, delay)
         rows[lang] = row
@@ -191,6 +226,9 @@ def main() -> None:
                         help="[vad] end_of_turn_threshold (default: the setting's default)")
     parser.add_argument("--answer-delay", type=float, default=0.55,
                         help="seconds from the end of a turn to its answer's first speech")
+    parser.add_argument("--guess", choices=("whisper", "perfect"), default="whisper",
+                        help="the words at each pause: the embedded Whisper's transcript of "
+                             "the audio so far (default, as live) or a perfect STT's")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
     pauses = [float(p) for p in args.pauses.split(",")]
@@ -202,10 +240,11 @@ def main() -> None:
         f"fixed {args.fixed} s": (VadConfig(end_of_turn="silence", silence=args.fixed), None),
     }
     began = time.time()
-    result = measure(pauses, variants, args.answer_delay)
+    stt = WhisperGuess([lang[:2] for lang in QUESTIONS]) if args.guess == "whisper" else None
+    result = measure(pauses, variants, args.answer_delay, stt)
     defaults = VadConfig()
     print(f"pauses {pauses} s; short {defaults.short_silence} s, long {defaults.silence} s, "
-          f"threshold {args.threshold}")
+          f"threshold {args.threshold}; guesses: {args.guess}")
     clips = sum(row["clips"] for row in result["rows"].values())
     questions = sum(row["questions"] for row in result["rows"].values())
     for name in variants:
@@ -232,7 +271,8 @@ def main() -> None:
           f"{[round(x, 2) for x in os.getloadavg()]})")
     if args.json:
         args.json.write_text(json.dumps({**result, "pauses": pauses, "fixed": args.fixed,
-                                         "answer_delay": args.answer_delay}, indent=1))
+                                         "answer_delay": args.answer_delay,
+                                         "guess": args.guess}, indent=1))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
 
 The clips are ``bench/endpointing.py``'s: each question spoken whole (pause 0) and with a
 pause cut in near its middle. Ours: the mic's segmenter with the defaults (Silero, Smart
-Turn at the 0.2 s pause and the guess's words, a perfect guess given at once). Pipecat's:
+Turn at the 0.2 s pause and the words of the embedded Whisper's guess, given at once;
+``--guess perfect``: a perfect STT's words, without punctuation). Pipecat's:
 ``bench/pipecat_worker.py``, run by a venv this bench makes for Pipecat under
 ``.cache/pipecat-bench/`` (``pip install "pipecat-ai[silero]==VERSION"`` the first time,
 then reused): the project never installs or imports Pipecat itself. For each: the share
@@ -27,7 +28,16 @@ from typing import Any
 
 import numpy as np
 
-from bench.endpointing import LEAD, QUESTIONS, VOICES, CountingModel, turns
+from bench.endpointing import (
+    LEAD,
+    QUESTIONS,
+    VOICES,
+    CountingModel,
+    Guess,
+    WhisperGuess,
+    perfect,
+    turns,
+)
 from services.mic.vad import RATE
 from settings.schema import VadConfig
 from tests.helpers.pauses import split
@@ -78,10 +88,11 @@ def padded(audio: np.ndarray) -> np.ndarray:
     return (np.clip(stream, -1, 1) * 32767).astype("<i2")
 
 
-def ours(clip: dict[str, Any], model: CountingModel) -> list[int]:
+def ours(clip: dict[str, Any], model: CountingModel, stt: Guess | None) -> list[int]:
+    """``stt``: the guesses Whisper makes (None: a perfect STT's)."""
     # ``turns`` pads the clip itself, with ``LEAD`` in front as here
-    return [closed for _, closed, _ in turns(clip["audio"], VadConfig(), model, clip["said"],
-                                          tail=TAIL)]
+    return [closed for _, closed, _ in turns(clip["audio"], VadConfig(), model,
+                                          stt or perfect(clip["said"]), tail=TAIL)]
 
 
 def pipecat(made: list[dict[str, Any]], python: Path) -> dict[str, Any]:
@@ -139,18 +150,22 @@ def main() -> None:
     parser.add_argument("--questions", type=int, help="only the first N questions of each "
                         "language (a smoke test)")
     parser.add_argument("--pipecat", default="1.14.0", help="the pipecat-ai version compared")
+    parser.add_argument("--guess", choices=("whisper", "perfect"), default="whisper",
+                        help="our words at each pause: the embedded Whisper's (default, as "
+                             "live) or a perfect STT's")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
     began = time.time()
     python = pipecat_python(args.pipecat)
     made = clips([float(p) for p in args.pauses.split(",")], args.questions)
     model = CountingModel()
-    our_ends = [ours(clip, model) for clip in made]
+    stt = WhisperGuess([lang[:2] for lang in QUESTIONS]) if args.guess == "whisper" else None
+    our_ends = [ours(clip, model, stt) for clip in made]
     theirs = pipecat(made, python)
     their_ends = [clip["ends"] for clip in theirs["clips"]]
     settings = VadConfig().model_dump(include={"silence", "short_silence", "end_of_turn",
                                                "end_of_turn_threshold"})
-    print(f"{len(made)} clips; ours: {settings}; pipecat-ai {args.pipecat}: "
+    print(f"{len(made)} clips; ours: {settings}, {args.guess} guesses; pipecat-ai {args.pipecat}: "
           f"{theirs['defaults']}")
     result = {"ours": summary(made, our_ends), "pipecat": summary(made, their_ends)}
     show("ours (defaults)", result["ours"], model.costs)

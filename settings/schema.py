@@ -143,8 +143,9 @@ class VadConfig(Table):
     end_of_turn: Literal["model+text", "model", "silence"] = "model+text"
     """``model``: the Smart Turn model ends a finished turn at ``short_silence`` and lets
     an unfinished one wait up to ``silence``; ``model+text``: and only once the STT's
-    guess has come and does not stop mid-sentence ("... like in"); ``silence``: every
-    turn waits ``silence``."""
+    guess has come, does not stop mid-sentence ("... like in") and has its closing mark
+    (English, Italian: "Set a timer for..." waits); ``silence``: every turn waits
+    ``silence``."""
     end_of_turn_threshold: float = Field(0.8, gt=0, lt=1)
     """The model's probability from which a turn counts as finished (above the model's
     own 0.5: it hears many halves of a sentence as finished at 0.6-0.8)."""

@@ -8,10 +8,11 @@ model hears the utterance once the pause reaches ``[vad] short_silence`` and the
 may end there when it is confident enough (``[vad] end_of_turn_threshold``); otherwise
 the turn waits up to ``[vad] silence``. With ``end_of_turn = "model+text"`` the words
 have a say too: the turn ends only once the STT's guess of the audio up to this pause
-has come and does not stop mid-sentence (``services/mic/unfinished.py``). Waiting for
-the guess costs next to nothing: the answer is made from that same transcript. When
-the guess does stop mid-sentence the turn waits longer than ``[vad] silence``
-(``UNFINISHED_WAIT``): a person waits out a long pause after "what is the capital of".
+has come, does not stop mid-sentence and was not left open by the STT
+(``services/mic/unfinished.py``). Waiting for the guess costs next to nothing: the
+answer is made from that same transcript. When the guess does stop mid-sentence the
+turn waits longer than ``[vad] silence`` (``UNFINISHED_WAIT``): a person waits out a
+long pause after "what is the capital of".
 ``end_of_turn = "silence"`` is the fixed window alone.
 """
 
@@ -19,8 +20,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Literal
 
-from services.mic.unfinished import dangling
+from services.mic.unfinished import dangling, left_open
 from services.mic.vad import RATE
 from settings.schema import VadConfig
 
@@ -31,6 +33,10 @@ UNFINISHED_WAIT = 1.5
 mid-sentence: a pause of 1 s, which people make while looking for a word, plus the
 trailing sound Silero drops, is more than the 1.2 s that a question the model merely
 hears as unsure waits."""
+
+Reading = Literal["finished", "open", "unfinished"]
+"""What the words of a guess say: a whole sentence; left open by the STT (it may go on:
+wait for ``[vad] silence``); stopped where no sentence can (wait past it)."""
 
 TurnModel = Callable[[bytes], float]
 """The probability that the speaker has finished, from 16 kHz PCM16 audio ending at the
@@ -47,13 +53,15 @@ class Endpointer:
         self.reads = vad.end_of_turn == "model+text"
         self.probability: float | None = None
         """The model's verdict at the latest short pause (None before any)."""
-        self.guess: tuple[int, bool] | None = None
+        self.guess: tuple[int, Reading] | None = None
         """The latest guess: the end (sample position) of the audio it transcribes, and
-        whether its words stop mid-sentence."""
+        what its words say."""
 
     def heard(self, end: int, text: str, lang: str) -> None:
         """The STT's guess of the utterance up to sample position ``end``."""
-        self.guess = (end, dangling(text, lang))
+        reading: Reading = ("unfinished" if dangling(text, lang)
+                            else "open" if left_open(text, lang) else "finished")
+        self.guess = (end, reading)
 
     def ends(self, audio: bytes | bytearray | None, silent: int, step: int, end: int) -> bool:
         """Whether the turn ends now: ``silent`` samples of silence so far, the latest
@@ -74,12 +82,12 @@ class Endpointer:
             return True
         if self.guess is None or self.guess[0] != end:
             return False  # its words have not come yet
-        return not self.guess[1]
+        return self.guess[1] == "finished"
 
     def _stops_mid_sentence(self, end: int) -> bool:
         """Whether the words of the pause after speech that ended at ``end`` have come
         and stop mid-sentence."""
-        return self.reads and self.guess is not None and self.guess == (end, True)
+        return self.reads and self.guess is not None and self.guess == (end, "unfinished")
 
 
 def load_turn_model(vad: VadConfig) -> TurnModel | None:

@@ -182,6 +182,17 @@ def test_with_the_words_a_finished_guess_the_model_doubts_ends_at_the_long_silen
     assert ended_at == 30 + LONG_FRAMES
 
 
+def test_with_the_words_a_guess_the_stt_left_open_waits_for_the_long_silence() -> None:
+    """The model hears "Send a message to my brother" finished; Whisper wrote no full
+    stop: the turn waits for ``[vad] silence``, as a doubtful one does, and no longer."""
+    stream = paused_with_guess(0.9, "Send a message to my brother")
+    stream.push(LONG_FRAMES - 3, 0.0)
+    assert stream.of(Ended) == []
+    stream.push(5, 0.0)
+    [(ended_at, _)] = stream.of(Ended)
+    assert ended_at == 30 + LONG_FRAMES
+
+
 def test_with_the_words_a_guess_of_an_earlier_pause_does_not_count() -> None:
     stream = Stream(Segmenter(TEXT, ScriptedModel(0.9)))
     stream.push(30, 1.0)

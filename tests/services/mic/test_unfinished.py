@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.mic.unfinished import dangling
+from services.mic.unfinished import dangling, left_open
 
 
 @pytest.mark.parametrize(("text", "lang"), [
@@ -53,3 +53,32 @@ def test_stops_mid_sentence(text: str, lang: str) -> None:
 ])
 def test_a_finished_sentence(text: str, lang: str) -> None:
     assert not dangling(text, lang)
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("Send a message to my brother", "en"),
+    ("Set a timer for...", "en"),
+    ("Set a timer for…", "en"),  # one ellipsis character
+    ("Turn on the light in the...", "en"),
+    ("What time does this", "en"),
+    ("Imposta un timer di", "it"),
+    ("Metti un po' di musica,", "it"),  # a comma: the sentence goes on
+    ("Okay. And what about", "en"),  # only the last sentence counts
+])
+def test_left_open_by_the_stt(text: str, lang: str) -> None:
+    assert left_open(text, lang)
+
+
+@pytest.mark.parametrize(("text", "lang"), [
+    ("Set a timer for ten minutes.", "en"),
+    ("What is the capital of Australia?", "en"),
+    ("Stop!", "en"),
+    ('Send a message saying "I will be late."', "en"),  # the mark inside the quotes
+    ("Che tempo farà domani a Roma?", "it"),
+    ("Set a timer.  ", "en"),
+    ("", "en"),
+    ("明日の東京の天気はどうですか", "ja"),  # Whisper often ends Japanese without 。
+    ("Wie spät ist es", "de"),  # not measured: as before
+])
+def test_closed_or_not_judged(text: str, lang: str) -> None:
+    assert not left_open(text, lang)
