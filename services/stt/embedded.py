@@ -13,7 +13,7 @@ import numpy as np
 
 from services.stt.engine import Recognized, SttFailed
 from services.stt.packaged import BASE_LABEL, MULTILINGUAL, model_folder
-from services.stt.short_window import ShortWindow
+from services.stt.short_window import Heard, ShortWindow
 from services.stt.text import iso_code
 from settings.schema import WhisperConfig
 
@@ -61,20 +61,24 @@ class EmbeddedWhisper:
                  BASE_LABEL if name == MULTILINGUAL else name,
                  time.perf_counter() - started, ", ".join(self.languages) or "any")
 
-    def transcribe_now(self, pcm: bytes) -> Recognized:
-        """Transcribe 16 kHz PCM16 on the calling thread (blocks for the model's time)."""
+    def transcribe_now(self, pcm: bytes, usual: str | None = None) -> Recognized:
+        """Transcribe 16 kHz PCM16 on the calling thread (blocks for the model's time);
+        a brief utterance keeps the ``usual`` language in a close call."""
         audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
+        language = None
         if self.short is not None:
-            heard = self.short.transcribe(audio)
-            if heard is not None:
+            heard = self.short.transcribe(audio, usual)
+            if isinstance(heard, Heard):
                 return Recognized(heard.text, heard.lang)
-        return self._whole(audio)
+            language = heard.lang if heard is not None else None
+        return self._whole(audio, language)
 
-    def _whole(self, audio: np.ndarray) -> Recognized:
-        """faster-whisper as it is: 30 s windows, in the likeliest allowed language."""
+    def _whole(self, audio: np.ndarray, language: str | None = None) -> Recognized:
+        """faster-whisper as it is: 30 s windows, in ``language`` or else the likeliest
+        allowed one."""
         segments, info = self.model.transcribe(
             audio,
-            language=self._likeliest(audio),
+            language=language or self._likeliest(audio),
             beam_size=self.beam_size,
             without_timestamps=True,
             condition_on_previous_text=False,
@@ -92,12 +96,12 @@ class EmbeddedWhisper:
         _, _, ranked = self.model.detect_language(audio)
         return next((code for code, _ in ranked if code in self.languages), self.languages[0])
 
-    async def transcribe(self, pcm: bytes, rate: int) -> Recognized:
+    async def transcribe(self, pcm: bytes, rate: int, usual: str | None = None) -> Recognized:
         if rate != RATE:
             raise SttFailed(f"the embedded model takes {RATE} Hz audio, got {rate} Hz")
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._thread, self.transcribe_now, pcm)
+            return await loop.run_in_executor(self._thread, self.transcribe_now, pcm, usual)
         except (RuntimeError, ValueError) as exc:  # what CTranslate2 raises on a bad run
             raise SttFailed(f"faster-whisper: {exc}") from exc
 

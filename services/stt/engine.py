@@ -25,8 +25,9 @@ class SttFailed(Exception):
 class Backend(Protocol):
     name: str
 
-    async def transcribe(self, pcm: bytes, rate: int) -> Recognized:
-        """Transcribe PCM16 mono audio; raise SttUnavailable or SttFailed."""
+    async def transcribe(self, pcm: bytes, rate: int, usual: str | None = None) -> Recognized:
+        """Transcribe PCM16 mono audio; raise SttUnavailable or SttFailed. ``usual``: the
+        language the user spoke last, a hint for a word or two that tells little by itself."""
         ...
 
     async def close(self) -> None: ...

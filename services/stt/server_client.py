@@ -46,7 +46,8 @@ class WhisperServerClient:
             return "ok"
         return "loading" if answer.status_code == 503 else "down"
 
-    async def transcribe(self, pcm: bytes, rate: int) -> Recognized:
+    async def transcribe(self, pcm: bytes, rate: int, usual: str | None = None) -> Recognized:
+        # ``usual`` is not sent: whisper-server takes one language or detects it by itself.
         files = {"file": ("utterance.wav", wav_bytes(pcm, rate), "audio/wav")}
         form = {"language": self.language, "response_format": "verbose_json"}
         try:

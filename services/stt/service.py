@@ -95,6 +95,9 @@ class SpeechToText(Service):
         self.speculative = speculative
         self.lang = lang
         """The language of a transcript whose backend named none, and of the apology."""
+        self.usual: dict[str | None, str] = {}
+        """The language of the last transcript from each site (the mic's: None): a hint for
+        the next utterance there, when it is a word or two."""
         self.jobs: dict[str, Job] = {}
         """The speculative job of each turn whose final has not come yet."""
         self._engine = asyncio.Lock()  # one transcription at a time: the CPU is small
@@ -149,7 +152,7 @@ class SpeechToText(Service):
             began = time.perf_counter()
             try:
                 u = job.utterance
-                return await self.backend.transcribe(u.pcm, u.rate)
+                return await self.backend.transcribe(u.pcm, u.rate, self.usual.get(u.site))
             finally:
                 job.compute = time.perf_counter() - began
 
@@ -188,6 +191,8 @@ class SpeechToText(Service):
             log.info("turn %s: no words in %r, dropped", utterance.turn, result.text)
             self.bus.publish(TurnDropped(reason="no-speech", turn=utterance.turn))
             return
+        if result.lang and utterance.purpose == "turn":
+            self.usual[utterance.site] = result.lang
         self.bus.publish(
             Transcript(
                 text=text,

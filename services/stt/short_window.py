@@ -27,13 +27,29 @@ number of tokens. A decode with no character of its language's own script
 ("Good morning" from the Japanese decode) is not that language, whatever
 its score. Keeping the language heard last unless another scored
 better by a margin was tried too: on the test questions it changed no choice
-for the better, and one wrong choice then stuck to the next questions.
+for the better, and one wrong choice then stuck to the next questions; so it is done
+only for a word or two (``BRIEF``), which tell too little of their language.
+Two languages whose totals come within ``CLOSE`` are a tie, decided on the whole
+window, where the same decodes stand further apart.
+
+A tie is settled by more than the words. The total alone is how likely the words are
+*if* the audio is in that language, and Whisper translates: a clear Japanese
+"何ができますか" tied with its English "What can I do?" (-1.76 against -1.70 nats),
+and on the whole window the English won for three voices of three. So a tie's decodes
+on the whole window are scored by the joint likelihood of the language and its words:
+the total plus the log of Whisper's own language probability for that encoder output
+(``detect_language``, on the 30 s window it was trained on: 0.99 and more Japanese
+there). Not on the short window: there, on Japanese voices speaking English, detection
+said Japanese at 0.9-1.0 and sent "Set a timer for five minutes" to kana. Measured on
+164 clips (bench/languages.py's questions, three Kokoro voices and espeak-ng, with and
+without the mic's lead): 18 wrong languages with the total alone, 16 with detection in
+a tie (Japanese ones wrong 3 → 0), none of them English written as Japanese.
 """
 
 from __future__ import annotations
 
 import logging
-import re
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +58,8 @@ import numpy as np
 from ctranslate2 import StorageView
 from faster_whisper.tokenizer import Tokenizer
 from faster_whisper.transcribe import get_compression_ratio, get_suppressed_tokens
+
+from services.stt.scoring import in_own_script, runs_on, total_logprob
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +71,6 @@ MARGIN = 4.0
 questions ("What time is it? What time is it") in tests; a longer utterance gets a longer
 window, up to the whole one."""
 WHOLE = 30.0
-REPEAT = 3
-"""Words in a row that, seen twice in one short utterance, mean Whisper is looping."""
 TOKENS_PER_SECOND = 8
 """A generous bound on speech (English runs at about 3-4 tokens a second): more means a loop."""
 MAX_COMPRESSION = 2.4
@@ -62,6 +78,25 @@ MIN_LOGPROB = -1.0
 NO_SPEECH = 0.6
 """faster-whisper's own thresholds (``compression_ratio_threshold``, ``log_prob_threshold``,
 ``no_speech_threshold``)."""
+CLOSE = 1.0
+"""Nats of total log probability within which two languages' decodes on the short window are
+a tie. On bench/languages.py's 26 questions (Kokoro's Japanese voice in three languages), 5
+came this close, and 2 of them had the wrong language ahead ("Who painted the Mona Lisa?"
+in kana, by 0.05); on the whole window all 5 came out right. A tie is decoded again on
+the whole window, in the tied languages only: about 1 s more on 2 cores."""
+BRIEF = 1.5
+"""Seconds of audio (the mic's 0.3 s before the speech included) up to which an utterance is a
+word or two, too little to tell its language by: "Stop.", said over what the echo canceller
+left of an English answer, came out as Japanese kana ("スター") or Italian ("è"). Up to 1.8 s,
+bench/languages.py's shortest questions (about 1 s of speech) said right after a question in
+another language went to that language in 2 cases of 12 ("Good morning!" as Italian, "Che ore
+sono?" in kana); up to 1.5 s, with the mic's silence around them, none is brief."""
+FLOOR = 1e-6
+"""The least language probability counted (log: -13.8 nats): one Whisper gives next to
+nothing still loses to the words rather than to minus infinity."""
+LEAN = 1.0
+"""Nats by which another language's decode must beat the usual language's to win a brief
+utterance: the ``CLOSE`` of a tie, which a brief utterance settles this way."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +104,16 @@ class Heard:
     text: str
     lang: str
     """The language whose forced decode scored best."""
+
+
+@dataclass(frozen=True)
+class Undecided:
+    """The short window's text is unsure, but its decodes still rank the languages: the whole
+    window is decoded in ``lang``. (Whisper's own detection, from the first 30 s of features,
+    took an accented "Who wrote the novel Pride and Prejudice?" for Japanese, which the
+    forced decodes had ranked second.)"""
+
+    lang: str
 
 
 class ShortWindow:
@@ -99,33 +144,25 @@ class ShortWindow:
         samples = max(self.shortest, len(audio) + self.margin)
         return samples if samples < round(WHOLE * RATE) else 0
 
-    def transcribe(self, audio: np.ndarray) -> Heard | None:
-        """The text of ``audio`` (float samples at 16 kHz) and its language, or None when the
-        result cannot be trusted: then the whole window decides, as faster-whisper always has."""
+    def transcribe(self, audio: np.ndarray, usual: str | None = None) -> Heard | Undecided | None:
+        """The text of ``audio`` (float samples at 16 kHz) and its language; ``Undecided``
+        (the likeliest language) or None when the result cannot be trusted: then the whole
+        window decides, as faster-whisper always has. ``usual``: the language the user
+        spoke last, which a brief utterance keeps unless another is clearly likelier."""
         samples = self.window(audio)
         if not samples:
             return None
-        padded = np.zeros(samples, dtype=np.float32)
-        padded[: len(audio)] = audio
-        features = self.model.feature_extractor(padded)[:, : samples // HOP]
-        encoded = self.model.encode(features)
-        if len(self.prompts) > 1:  # one copy of the encoder output per language
-            encoded = StorageView.from_array(np.repeat(np.asarray(encoded), len(self.prompts), 0))
         budget = round(TOKENS_PER_SECOND * len(audio) / RATE) + 8
-        results = self.model.model.generate(
-            encoded,
-            self.prompts,
-            beam_size=self.beam_size,
-            max_length=len(self.prompts[0]) + budget,
-            return_scores=True,
-            return_no_speech_prob=True,
-            suppress_blank=True,
-            suppress_tokens=self.suppress,
-        )
-        texts = [str(t.decode(r.sequences_ids[0])).strip()
-                 for t, r in zip(self.tokenizers, results, strict=True)]
-        written = [i for i, text in enumerate(texts) if in_own_script(text, self.languages[i])]
-        best = max(written or range(len(results)), key=lambda i: total_logprob(results[i]))
+        every = list(range(len(self.languages)))
+        results, texts, scores = self._decode(audio, samples, every, budget, detect=False)
+        written = self._written(texts, every)
+        ranked = _ranked(scores, written)
+        best = ranked[0]
+        kept = self._kept(audio, results, texts, written, usual, budget)
+        if kept is not None and kept != best and (ahead := scores[best] - scores[kept]) < LEAN:
+            log.info("short window: a word or two, kept in %s (%s likelier by %.2f nats)",
+                     usual, self.languages[best], ahead)
+            best = kept
         result, text = results[best], texts[best]
         tokens = result.sequences_ids[0]
         avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
@@ -135,37 +172,85 @@ class ShortWindow:
             log.info("short window: probably no speech (%.2f); the whole window decides",
                      result.no_speech_prob)
             return None
-        if len(tokens) >= budget or get_compression_ratio(text) > MAX_COMPRESSION or loops(text):
+        if runs_on(result, text, budget) or get_compression_ratio(text) > MAX_COMPRESSION:
             log.info("short window: %d tokens %r look like a loop; the whole window decides",
                      len(tokens), text[:80])
             return None
         if avg_logprob < MIN_LOGPROB:
             log.info("short window: unsure (log prob %.2f) of %r; the whole window decides",
                      avg_logprob, text[:80])
-            return None
+            return Undecided(self.languages[best])
+        tied = [i for i in ranked
+                if written[i] == written[best] and scores[best] - scores[i] < CLOSE]
+        if len(tied) > 1 and best != kept:
+            return self.break_tie(audio, [self.languages[i] for i in tied], budget)
         return Heard(text, self.languages[best])
 
+    def _kept(self, audio: np.ndarray, results: list[Any], texts: list[str],
+              written: list[bool], usual: str | None, budget: int) -> int | None:
+        """The position of the ``usual`` language's decode, when ``audio`` is brief and that
+        decode sound (in its own script, not a loop): it may then win a close call."""
+        if usual not in self.languages or len(audio) > BRIEF * RATE:
+            return None
+        kept = self.languages.index(usual)
+        sound = written[kept] and not runs_on(results[kept], texts[kept], budget)
+        return kept if sound else None
 
-OWN_SCRIPT = {
-    "ja": re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]"),  # kana, kanji
-    "zh": re.compile(r"[\u4e00-\u9fff]"),
-    "ko": re.compile(r"[\uac00-\ud7af\u1100-\u11ff]"),  # hangul
-}
-"""Languages with a script of their own: a transcript of theirs has some of it."""
+    def break_tie(self, audio: np.ndarray, languages: Sequence[str],
+                  budget: int) -> Heard | Undecided:
+        """The decodes of ``audio`` in ``languages`` (tied on the short window, the likeliest
+        first) again, on the whole window: the best that does not loop."""
+        tied = [self.languages.index(language) for language in languages]
+        results, texts, scores = self._decode(audio, round(WHOLE * RATE), tied, budget,
+                                              detect=True)
+        sound = [n for n, result in enumerate(results) if not runs_on(result, texts[n], budget)]
+        if not sound:
+            return Undecided(self.languages[tied[0]])
+        written = self._written([texts[n] for n in sound], [tied[n] for n in sound])
+        best = _ranked([scores[n] for n in sound], written)[0]
+        log.info("short window: a tie between %s; the whole window heard %s",
+                 ", ".join(self.languages[i] for i in tied), self.languages[tied[sound[best]]])
+        return Heard(texts[sound[best]], self.languages[tied[sound[best]]])
+
+    def _decode(self, audio: np.ndarray, samples: int, languages: list[int], budget: int,
+                detect: bool) -> tuple[list[Any], list[str], list[float]]:
+        """``audio`` on a window of ``samples``, decoded in each of ``languages`` (indices into
+        ``self.languages``) in one batch on the same encoder output; and the score of each
+        decode: its total log probability, plus with ``detect`` the log of Whisper's
+        probability of its language (the joint likelihood of the language and the words)."""
+        padded = np.zeros(samples, dtype=np.float32)
+        padded[: len(audio)] = audio
+        features = self.model.feature_extractor(padded)[:, : samples // HOP]
+        encoded = self.model.encode(features)
+        # An English-only model has no language to detect: every decode is English.
+        detected = (dict(self.model.model.detect_language(encoded)[0])
+                    if detect and self.model.model.is_multilingual else {})
+        if len(languages) > 1:  # one copy of the encoder output per language
+            encoded = StorageView.from_array(np.repeat(np.asarray(encoded), len(languages), 0))
+        results = self.model.model.generate(
+            encoded,
+            [self.prompts[i] for i in languages],
+            beam_size=self.beam_size,
+            max_length=len(self.prompts[0]) + budget,
+            return_scores=True,
+            return_no_speech_prob=True,
+            suppress_blank=True,
+            suppress_tokens=self.suppress,
+        )
+        texts = [str(self.tokenizers[i].decode(r.sequences_ids[0])).strip()
+                 for i, r in zip(languages, results, strict=True)]
+        chance = [max(detected.get(f"<|{self.languages[i]}|>", 1.0 if not detected else 0.0),
+                      FLOOR) for i in languages]
+        scores = [total_logprob(r) + math.log(p) for r, p in zip(results, chance, strict=True)]
+        return list(results), texts, scores
+
+    def _written(self, texts: list[str], languages: list[int]) -> list[bool]:
+        """Whether each text is in its language's own script."""
+        return [in_own_script(text, self.languages[i])
+                for text, i in zip(texts, languages, strict=True)]
 
 
-def in_own_script(text: str, language: str) -> bool:
-    script = OWN_SCRIPT.get(language)
-    return script is None or bool(script.search(text))
-
-
-def total_logprob(result: Any) -> float:
-    """The log probability of a decode's whole transcript (CTranslate2 scores the mean)."""
-    return float(result.scores[0]) * len(result.sequences_ids[0])
-
-
-def loops(text: str) -> bool:
-    """Does a run of ``REPEAT`` words come back (Whisper repeating itself)?"""
-    words = re.sub(r"[^\w\s']", " ", text.lower()).split()
-    runs = [tuple(words[i : i + REPEAT]) for i in range(len(words) - REPEAT + 1)]
-    return len(runs) != len(set(runs))
+def _ranked(scores: list[float], written: list[bool]) -> list[int]:
+    """Positions in ``scores``, the likeliest first: those ``written`` in their language's
+    own script before the rest."""
+    return sorted(range(len(scores)), key=lambda n: (not written[n], -scores[n]))

@@ -39,11 +39,14 @@ class ScriptedBackend:
     def __init__(self, answers: dict[bytes, Recognized | Exception]) -> None:
         self.answers = answers
         self.heard: list[bytes] = []
+        self.usual: list[str | None] = []
+        """The language hint each run was given."""
         self.gate = asyncio.Event()
         self.gate.set()
 
-    async def transcribe(self, pcm: bytes, rate: int) -> Recognized:
+    async def transcribe(self, pcm: bytes, rate: int, usual: str | None = None) -> Recognized:
         self.heard.append(pcm)
+        self.usual.append(usual)
         await self.gate.wait()
         answer = self.answers[pcm]
         if isinstance(answer, Exception):
@@ -122,6 +125,33 @@ def test_a_final_utterance_becomes_a_transcript_in_the_language_heard(
         assert (second.text, second.lang) == ("Che ore sono?", "it")  # none named: the default
 
     run(module_broker, answers, body, lang="it")
+
+
+def test_each_site_hints_the_language_its_user_spoke_last(module_broker: Endpoints) -> None:
+    """A word or two tells little of its language: the backend is told what the user there
+    spoke last. Only a question's language counts; a Wyoming client's dictation does not."""
+    answers: dict[bytes, Recognized | Exception] = {
+        audio(1): Recognized("Che ore sono?", "it"),
+        audio(2): Recognized("Stop.", "en"),
+        audio(3): Recognized("Hello.", "en"),
+        audio(4): Recognized("Basta.", "it"),
+    }
+
+    def said(turn: str, pcm: bytes, site: str | None = None, purpose: str = "turn") -> Utterance:
+        return Utterance(pcm=pcm, rate=16000, duration=1.0, speech_end=0.0, turn=turn,
+                         site=site, purpose=purpose)
+
+    async def body(stt: SpeechToText, backend: ScriptedBackend, test: Bus) -> None:
+        for turn, pcm, site, purpose in [("t1", audio(1), None, "turn"),
+                                         ("t2", audio(2), "kitchen", "turn"),
+                                         ("t3", audio(3), None, "transcribe"),
+                                         ("t4", audio(4), None, "turn"),
+                                         ("t5", audio(2), "kitchen", "turn")]:
+            test.publish(said(turn, pcm, site, purpose))
+            assert isinstance(await next_for(test, turn), Transcript)
+
+    backend = run(module_broker, answers, body)
+    assert backend.usual == [None, None, "it", "it", "en"]
 
 
 def test_a_final_with_the_partials_audio_reuses_its_run(module_broker: Endpoints) -> None:
