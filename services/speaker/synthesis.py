@@ -19,6 +19,7 @@ from services.speaker.clauses import (
     limit_for,
     split_clauses,
 )
+from services.speaker.clock import spoken_times
 from services.speaker.hold import Hold
 from services.speaker.pcm import (
     Samples,
@@ -223,6 +224,7 @@ class SynthesisWorker:
 
 def _chunks(synth: Synthesizer, text: str, lang: str, queued: float) -> Iterator[Samples]:
     """The backend's chunks of ``text`` where it streams (Kokoro), else its one piece."""
+    text = spoken_times(text, lang)
     stream = getattr(synth, "stream", None)
     if stream is None:
         return iter([synth.synthesize(text, lang)])

@@ -25,7 +25,9 @@ class Recorded(PlaybackQueue):
         self.segments.append(segment)
 
 
-def run(synth: object, text: str, shortest: int = 16) -> tuple[list[Segment], list[str]]:
+def run(
+    synth: object, text: str, shortest: int = 16, lang: str = "en"
+) -> tuple[list[Segment], list[str]]:
     playback, failures, finished = Recorded(), [], threading.Event()
     worker = SynthesisWorker(
         synth,  # type: ignore[arg-type]
@@ -33,7 +35,7 @@ def run(synth: object, text: str, shortest: int = 16) -> tuple[list[Segment], li
         lambda _line, error: failures.append(error), shortest=shortest,
     )
     worker.start()
-    worker.put(Job(line=Line(turn="t", text=text, lang="en")))
+    worker.put(Job(line=Line(turn="t", text=text, lang=lang)))
     assert finished.wait(60)
     worker.close()
     return [s for s in playback.segments if s.pcm], failures
@@ -76,3 +78,11 @@ def test_a_chunk_that_fails_skips_the_rest_of_its_piece_only() -> None:
     assert backend.asked[0] in failures[0] and len(backend.asked) >= 2
     speech = [s for s in segments if s.pcm.strip(b"\0")]  # not the pauses after a clause
     assert len(speech) == 1 + 2 * (len(backend.asked) - 1)  # the broken head, then all
+
+
+def test_the_voice_is_handed_a_clock_time_in_words_of_the_language() -> None:
+    """espeak-ng reads "08:49" as "zero otto quarantanove"; the voice gets "8 e 49"
+    (services/speaker/clock.py)."""
+    backend = FailsAfterItsHead()
+    _, failures = run(backend, "Sono le 08:49", lang="it")
+    assert not failures and backend.asked == ["Sono le 8 e 49"], backend.asked
