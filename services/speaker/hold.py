@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 from services.speaker.playback import PlaybackQueue, Segment
 
@@ -21,6 +22,9 @@ class Hold:
         self._segments: list[Segment] = []
         self.state = "held"
         """``held``, ``released`` or ``dropped``."""
+        self.lines: list[Any] = []
+        """The turn's lines (``synthesis.Line``) whose audio goes here: once dropped, they
+        were never heard, and a later cut's played text must pass over them."""
 
     def put(self, segment: Segment) -> bool:
         """From the synthesis thread: True when the segment went to the playback queue."""

@@ -188,6 +188,8 @@ class Speaker(Service):
                                      gap=TONE_GAP))
             line = Line(turn, text, lang, msg.seq, kind=msg.kind)
             state.lines.append(line)
+            if hold is not None:
+                hold.lines.append(line)
             self._submit(Job(line=line, markers=(LineEnd(line),), hold=hold))
             state.open = True
         if (msg.final or msg.turn is None) and state.open:
@@ -231,6 +233,8 @@ class Speaker(Service):
             log.debug("turn %s: speculative pieces released", turn)
             return
         hold.drop()
+        dropped = {id(line) for line in hold.lines}
+        state.lines = [line for line in state.lines if id(line) not in dropped]
         log.info("turn %s: speculative pieces dropped", turn)
         state.open = state.toned = state.tone_pending = state.ended = False
         self._check_silent()
@@ -320,9 +324,8 @@ class Speaker(Service):
         if event.kind == "started":
             if isinstance(tag, Line):
                 trace_start(self.bus, self.turns.get(tag.turn), tag, event)
-            if self._speaking is None and isinstance(tag, Line):
-                self._speaking = tag.turn
-                self.bus.publish(Speaking(speaking=True, turn=tag.turn))
+            if isinstance(tag, Line) and tag.turn != self._speaking:
+                self._speaks_for(tag.turn)
             return
         self._unfinished_segments -= 1
         if isinstance(tag, Line):
@@ -339,6 +342,17 @@ class Speaker(Service):
         elif isinstance(tag, TurnEnd) and self.recorder is not None:
             self.recorder.write(tag.turn)
         self._check_silent()
+
+    def _speaks_for(self, turn: str) -> None:
+        """``turn``'s audio starts. It is the speaking turn when none is, or when the one that
+        is was cut off: its synthesis may still be running, yet the mic ignores its news and
+        must hear that this one speaks (to go deaf, and to name it in a barge-in)."""
+        if self._speaking is not None:
+            if not self.turns.get(self._speaking).cut:
+                return  # answers in a row: one span of speech
+            self.bus.publish(Speaking(speaking=False, turn=self._speaking))
+        self._speaking = turn
+        self.bus.publish(Speaking(speaking=True, turn=turn))
 
     def _check_silent(self) -> None:
         """Report ``Speaking(False)`` once nothing is queued, synthesizing or still to come."""
