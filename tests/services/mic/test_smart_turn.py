@@ -12,6 +12,7 @@ import pytest
 
 from bus.messages import Utterance
 from services.mic.smart_turn import SmartTurn
+from settings.schema import VadConfig
 from tests.conftest import ConfigFolder
 from tests.helpers.mic_replay import replayed
 from tests.helpers.pauses import RATE, speech16, split
@@ -56,8 +57,12 @@ def test_a_complete_question_is_judged_finished(model: SmartTurn, text: str, lan
 def test_a_question_cut_off_mid_sentence_is_judged_unfinished(
     model: SmartTurn, text: str, words: int, lang: str
 ) -> None:
+    """Judged unfinished: under the probability from which the mic ends a turn at a short
+    pause. Not a fixed low score: the audio and where it is cut come from Kokoro, whose
+    output differs a little from one CPU to another: the Japanese half scored under 0.3
+    where this test was written and 0.53 on another 2-core machine."""
     question = split(text, words, lang)
-    assert model(with_pause(question.before)) < 0.3
+    assert model(with_pause(question.before)) < VadConfig().end_of_turn_threshold
     assert model(with_pause(np.concatenate([question.before, question.after]))) > 0.8
 
 

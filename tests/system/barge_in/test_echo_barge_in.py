@@ -59,6 +59,13 @@ SAYS_THE_WORD = [
 ]
 
 ECHO_CANCEL = "true"
+WEATHER = "What is the weather like in Rome tomorrow?"
+
+
+def about_the_weather(question: str) -> bool:
+    """By its word, or most of its words: Whisper may hear "whether" over what is left of
+    the echo."""
+    return "weather" in question.lower() or recall(words(WEATHER), words(question)) >= 0.6
 
 
 def last_question(body: dict[str, Any]) -> str:
@@ -67,7 +74,7 @@ def last_question(body: dict[str, Any]) -> str:
 
 def answer(body: dict[str, Any]) -> dict[str, Any]:
     """By the question, not by order: a guess the dialogue drops makes a request too."""
-    if "weather" in last_question(body).lower():
+    if about_the_weather(last_question(body)):
         return c.text("Sunny and warm.")
     if any(w in last_question(body).lower() for w in ("wake", "word")):
         return c.text(*SAYS_THE_WORD)
@@ -118,7 +125,10 @@ def test_a_long_answer_alone_in_the_room_never_interrupts_itself(
             assert "two thousand years" in spoken  # the whole answer played
             assert len(rec.of(WakeWordHeard)) == 1  # the user's, not the assistant's
             asked = [last_question(r) for r in assistant.llm.requests[before:]]
-            assert asked and all("Rome" in q for q in asked)  # none from its own voice
+            # None from its own voice: each is the user's question, as Whisper heard it
+            # through the room ("the history of long" for "of Rome" too).
+            question = words(ASK.split(". ", 1)[1])
+            assert asked and all(recall(question, words(q)) >= 0.6 for q in asked), asked
             await closed(rec, silent)
 
     asyncio.run(scenario())
@@ -154,7 +164,7 @@ def test_an_answer_that_says_the_wake_word_plays_to_the_end(
 @pytest.mark.parametrize("room_assistant", [ECHO_CANCEL], ids=["echo cancel"], indirect=True)
 @pytest.mark.parametrize(
     ("interruption", "asks"),
-    [("What is the weather like in Rome tomorrow?", True), ("Stop.", False)],
+    [(WEATHER, True), ("Stop.", False)],
     ids=["a question", "a stop phrase"],
 )
 def test_speech_over_a_long_answer_stops_it(
@@ -189,7 +199,7 @@ def test_speech_over_a_long_answer_stops_it(
             asked = [last_question(r) for r in assistant.llm.requests[before:]]
             if asks:
                 assert reply.text == "Sunny and warm."
-                assert asked and all("weather" in q.lower() for q in asked)
+                assert asked and all(about_the_weather(q) for q in asked), asked
                 silent = await rec.until(
                     Speaking, lambda s: s.turn == heard.turn and not s.speaking, timeout=60)
             else:
@@ -203,4 +213,4 @@ def test_speech_over_a_long_answer_stops_it(
     try:
         asyncio.run(scenario())
     except AssertionError as exc:  # what the mic heard and judged says why
-        raise AssertionError(f"{exc}\n{assistant.logs(['mic', 'dialogue'])}") from None
+        raise AssertionError(f"{exc}\n{assistant.logs(['mic', 'stt', 'dialogue'])}") from None

@@ -73,8 +73,10 @@ def test_an_italian_question_is_answered_aloud_in_italian(assistant: Assistant) 
             # Played, and heard as Italian: the time itself is spoken as Italian number
             # words ("sedici e tredici"), which the base model writes oddly, sometimes
             # gluing the article to the hour ("l'ediccio" for "le diciotto"): half of the
-            # two fixed words, and more words after them for the time itself.
-            heard = words(heard_in_italian(answer))
+            # two fixed words, and more words after them for the time itself. A stray kana
+            # glued to a word ("sonoね") is the model's, not Italian: letters outside the
+            # Latin ones are dropped first.
+            heard = words(re.sub(r"[^\x00-\u024f]", " ", heard_in_italian(answer)))
             assert recall(["sono", "le"], heard) >= 0.5 and len(heard) >= 3, (
                 turn.reply.text,
                 heard,
