@@ -66,8 +66,13 @@ class BargeIns:
                      if self.echo.converged else "not trusted", self.echo.reduction)
             return False
         if self.echo is not None:
-            log.info("echo delay %.0f ms, %.0f dB taken off", 1000 * self.echo.delay / RATE,
-                     self.echo.reduction)
+            voice, onset = self.echo.voice_over_echo(heard)
+            taken = "no echo" if onset is None else f"{onset:.0f} dB taken off it"
+            log.info("echo delay %.0f ms, %.0f dB taken off; speech onset: %s",
+                     1000 * self.echo.delay / RATE, self.echo.reduction, taken)
+            if not voice:
+                log.info("speech onset taken off like the echo: not a barge-in")
+                return False
         self._publish("speech", heard, turn)
         return True
 

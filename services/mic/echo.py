@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from services.mic.double_talk import DoubleTalk
 from services.mic.echo_delay import EchoDelay
 from services.mic.echo_timeline import LOUD, RATE, Reference, SampleClock
 from services.mic.echo_trust import EchoTrust
@@ -47,6 +48,7 @@ class EchoCanceller:
         self.reference = Reference()
         self.echo_delay = EchoDelay(delay, monitor)
         self.trust = EchoTrust()
+        self.double_talk = DoubleTalk()
         self.monitor = monitor
         self.hold = round(HOLD * RATE) if monitor else 0
         """Samples a mic frame waits for its reference: the monitor's is a continuous stream
@@ -91,6 +93,11 @@ class EchoCanceller:
             round(heard * RATE) >= self._trusted_from
         )
 
+    def voice_over_echo(self, heard: float) -> tuple[bool, float | None]:
+        """Whether speech that started at ``heard`` (epoch seconds) stands out from the echo
+        (``double_talk.py``), and the dB the canceller took off it."""
+        return self.double_talk.voice_over_echo(round(heard * RATE), self.reduction)
+
     def played(self, pcm: bytes, start: float) -> None:
         """What the speaker played from ``start`` (epoch seconds)."""
         self.reference.add(pcm, start)
@@ -133,8 +140,10 @@ class EchoCanceller:
             index = first + at
             played = self.reference.take(index - self.delay + round(MARGIN * RATE), FRAME)
             cleaned = self.speex.process(mic, played.astype("<i2").tobytes())
-            if float(np.mean(played**2)) > LOUD:
+            loud = float(np.mean(played**2)) > LOUD
+            if loud:
                 self.trust.follow(mic, cleaned, self.echo_delay.aligned)
+            self.double_talk.add(index + FRAME, mic, cleaned, loud)
             out += cleaned
             heard = np.frombuffer(mic, dtype="<i2").astype(np.float32)
             if self.echo_delay.hear(heard, index + FRAME, self.reference):
@@ -161,3 +170,4 @@ class EchoCanceller:
         voice, so its output is trusted again only once it has converged anew (seen under
         load: the answer after a barge-in interrupted itself 1 s in, 1 dB taken off)."""
         self.trust.distrust()
+        self.double_talk.forget()
