@@ -32,7 +32,12 @@ def check_config(folder: str | None) -> tuple[Config | None, list[Check]]:
 
 
 def check_audio(config: Config) -> list[Check]:
-    """The input ``card`` matches and the output device, as the mic and the speaker pick them."""
+    """The input ``card`` matches and the output device, as the mic and the speaker pick them;
+    then the parts the mic loads besides (:func:`check_mic_parts`)."""
+    return _check_devices(config) + check_mic_parts(config)
+
+
+def _check_devices(config: Config) -> list[Check]:
     try:
         import sounddevice as sd
 
@@ -65,6 +70,56 @@ def check_audio(config: Config) -> list[Check]:
         )
     checks.append(_check_output(sd, config.audio.output))
     return checks
+
+
+def check_mic_parts(config: Config) -> list[Check]:
+    """The wake word (in wake mode) and the Smart Turn model (``[vad] end_of_turn``), loaded
+    as the mic loads them. Either missing, the mic still runs without it: a warning."""
+    checks = []
+    if config.listen.mode == "wake":
+        checks.append(_check_wake(config))
+    if config.vad.end_of_turn != "silence":
+        checks.append(_check_turn_model(config))
+    return checks
+
+
+def _check_wake(config: Config) -> Check:
+    from services.mic.wake import PACKAGE, WakeDetector, WakeWordMissing
+
+    try:
+        detector = WakeDetector(config.wake)
+    except WakeWordMissing:
+        return Check(
+            "wake word", True,
+            "pymicro-wakeword is not installed: the mic opens only for `desktop-assistant "
+            "listen` (push-to-talk)",
+            f"run ./bootstrap setup, or pip install '{PACKAGE}', then restart the mic",
+            warning=True,
+        )
+    except Exception as exc:  # a model file that does not load: the mic would stop on it
+        return Check(
+            "wake word", False, f"[wake] model {config.wake.model!r}: {type(exc).__name__}: {exc}",
+            "set [wake] model to a shipped model (okay_nabu...) or a model's JSON file",
+        )
+    return Check("wake word", True, f"{detector.model} (\"{detector.word}\")")
+
+
+def _check_turn_model(config: Config) -> Check:
+    from services.mic.smart_turn import PACKAGE, SmartTurnMissing, model_path
+
+    try:
+        path = model_path()
+    except SmartTurnMissing:
+        return Check(
+            "end of turn", True,
+            f"the Smart Turn model (pipecat-ai) is not installed: a turn ends after "
+            f"[vad] silence ({config.vad.silence:g} s)",
+            f"run ./bootstrap setup, or pip install --no-deps '{PACKAGE}', then restart the "
+            "mic; or set [vad] end_of_turn = \"silence\"",
+            warning=True,
+        )
+    return Check("end of turn", True,
+                 f"Smart Turn v3.2 {path} ([vad] end_of_turn = \"{config.vad.end_of_turn}\")")
 
 
 def _one_line(text: str) -> str:

@@ -68,6 +68,9 @@ def _check_table(
         )
     detail = " + ".join(f"{voice}×{weight:g}" for voice, weight in weights.items())
     detail += f" in {table.lang}"
+    unspoken = _missing_readings(table.lang)
+    if unspoken:  # the service starts and speaks the other tables: a warning, not a failure
+        return Check(name, True, f"{detail}: not spoken, {unspoken}", _readings_fix(), warning=True)
     fallback = dict(weights) != dict(table.blend)
     if fallback:
         detail += f" (built-in table; not installed: {', '.join(table.blend)})"
@@ -101,15 +104,37 @@ def _foreign_voices(lang: str, weights: Mapping[str, float]) -> list[str]:
     ]
 
 
+def _missing_readings(lang: str) -> str:
+    """What a Japanese table lacks to be spoken (pyopenjtalk-plus, which only ``./bootstrap``
+    installs), or ''. The service starts without it and tells each Japanese turn why."""
+    from services.speaker.voices import VoiceError
+    from services.tts.kokoro_voice import is_japanese
+
+    if not is_japanese(lang):
+        return ""
+    from services.tts.japanese import require_readings
+
+    try:
+        require_readings()  # installed is enough (broken: raised, a failure of _lang_problem)
+    except VoiceError:
+        return "pyopenjtalk-plus (Japanese readings) is not installed"
+    return ""
+
+
+def _readings_fix() -> str:
+    from services.tts.japanese import PYOPENJTALK
+
+    return (f"run ./bootstrap setup, or pip install --no-deps '{PYOPENJTALK}', then restart "
+            "the TTS service")
+
+
 def _lang_problem(lang: str) -> str:
     """Why the phonemizer cannot take ``lang`` (as the service checks at start-up), or ''."""
     from services.tts.kokoro_voice import is_japanese
 
     try:
         if is_japanese(lang):
-            from services.tts.japanese import require_readings
-
-            require_readings()  # installed is enough
+            _missing_readings(lang)  # not installed is a warning (_check_table), not a failure
         else:
             from kokoro_onnx.tokenizer import Tokenizer
 

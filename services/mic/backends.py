@@ -3,6 +3,7 @@ detector and its earcon, the end-of-turn model and the echo canceller."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from services.heap import give_back_freed_memory
@@ -10,8 +11,10 @@ from services.mic.earcon import Earcon
 from services.mic.echo import EchoCanceller
 from services.mic.endpointing import TurnModel, load_turn_model
 from services.mic.vad import SpeechScorer, load_scorer
-from services.mic.wake import WakeDetector
+from services.mic.wake import WakeDetector, WakeWordMissing
 from settings.schema import Config
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -31,10 +34,22 @@ def load_backends(config: Config, replaying: bool) -> Backends:
     they play no earcon and record no monitor: the canceller then takes its reference
     from the speaker's ``Played`` audio."""
     scorer = load_scorer(config.vad.engine)
-    wake = WakeDetector(config.wake) if config.listen.mode == "wake" else None
+    wake = load_wake(config) if config.listen.mode == "wake" else None
     earcon = Earcon() if wake is not None and config.wake.earcon and not replaying else None
     turn_model = load_turn_model(config.vad)
     monitored = config.audio.echo_reference == "monitor" and not replaying
     echo = EchoCanceller(monitor=monitored) if config.audio.echo_cancel else None
     give_back_freed_memory()  # every model is loaded: what their loaders freed
     return Backends(scorer, wake, earcon, turn_model, echo)
+
+
+def load_wake(config: Config) -> WakeDetector | None:
+    """The wake word detector; None when its package is missing: the mic then opens only
+    for ``desktop-assistant listen``, as push-to-talk does (the wake mode's other way in),
+    rather than stop, or hear every word as a question."""
+    try:
+        return WakeDetector(config.wake)
+    except WakeWordMissing as exc:
+        log.error("mic: %s; until then the mic opens only for `desktop-assistant listen` "
+                  "(push-to-talk)", exc)
+        return None

@@ -27,6 +27,10 @@ shorter one."""
 N_FFT, HOP, MELS = 400, 160, 80
 
 
+PACKAGE = "pipecat-ai>=1.14,<2"
+"""Whose wheel ships the model: ``./bootstrap`` installs it without its dependencies."""
+
+
 class SmartTurnMissing(RuntimeError):
     """The model file is not installed."""
 
@@ -37,7 +41,7 @@ def model_path() -> Path:
         return path
     raise SmartTurnMissing(
         "the Smart Turn model is not installed (it ships in the pipecat-ai package): run "
-        "./bootstrap setup, or pip install --no-deps 'pipecat-ai>=1.14,<2', or set "
+        f"./bootstrap setup, or pip install --no-deps '{PACKAGE}', or set "
         "[vad] end_of_turn = \"silence\""
     )
 

@@ -50,9 +50,24 @@ def after_word(recent: bytes) -> bytes:
     return recent[2 * start :]
 
 
+PACKAGE = "pymicro-wakeword>=2.5"
+"""What hears the word: a dependency in ``pyproject.toml``, so missing only from a venv
+set up by hand or a platform without its wheel."""
+
+
+class WakeWordMissing(RuntimeError):
+    """The wake word package is not installed."""
+
+
 class WakeDetector:
     def __init__(self, config: WakeConfig) -> None:
-        from pymicro_wakeword import MicroWakeWord, MicroWakeWordFeatures, Model
+        try:
+            from pymicro_wakeword import MicroWakeWord, MicroWakeWordFeatures, Model
+        except ImportError as exc:
+            raise WakeWordMissing(
+                f"the wake word needs pymicro-wakeword, which is not installed ({exc}): run "
+                f"./bootstrap setup, or pip install '{PACKAGE}'"
+            ) from exc
 
         if config.model.endswith(".json") or "/" in config.model:
             self._model: Any = MicroWakeWord.from_config(Path(config.model).expanduser())

