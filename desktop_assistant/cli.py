@@ -12,8 +12,8 @@ from desktop_assistant.exit_codes import ExitCode
 from desktop_assistant.parsing import IntermixedParser
 
 COMMANDS = [
-    "ask", "say", "listen", "volume", "history", "config", "tap", "doctor", "tools", "keys",
-    "systemd", "models",
+    "ask", "say", "listen", "volume", "history", "config", "tap", "doctor", "ready", "tools",
+    "keys", "systemd", "models",
 ]
 """Subcommand modules in ``desktop_assistant.commands``, in the order of ``--help``."""
 

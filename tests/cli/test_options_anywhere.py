@@ -21,6 +21,7 @@ REFUSING_THE_CONFIG = [
     ["ask", "what", DIR, "time", "is", "it"],
     ["say", "Hello", DIR],
     ["listen", DIR],
+    ["ready", "--timeout", "1", DIR, "--stay"],
     ["volume", "set", DIR, "0.8"],
     ["history", DIR, "clear", "--session", "cli"],
     ["config", "check", DIR],
