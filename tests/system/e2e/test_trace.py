@@ -11,10 +11,11 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
-from bus.messages import SpeechEnded, ToolResult
+from bus.messages import SpeechEnded, ToolCatalog, ToolCatalogRequest, ToolResult
 from tests.helpers.assistant import Assistant, Recorder
 from tests.helpers.processes import ROOT, python_env
 from tests.system.e2e.world import VoiceTurn, World, script_tool_turn, voice_turn
@@ -77,6 +78,17 @@ def _pump(stream: object, into: queue.SimpleQueue[str]) -> None:
         into.put(line.rstrip("\n"))
 
 
+def json_lines_until(tap: Tap, last: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+    """The tap's lines, each read as JSON (a liveness line has no topic: left out), up to the
+    first that is ``last``."""
+    read: list[dict[str, Any]] = []
+    while not read or not last(read[-1]):
+        message = json.loads(tap.next_line())
+        if "topic" in message:
+            read.append(message)
+    return read
+
+
 @contextmanager
 def tapping(assistant: Assistant, *args: str) -> Iterator[Tap]:
     tap = Tap(assistant, *args)
@@ -90,19 +102,33 @@ def tapping(assistant: Assistant, *args: str) -> Iterator[Tap]:
 def test_tap_turns_shows_each_stage_of_a_spoken_turn(world: World) -> None:
     assistant = world.assistant
     script_tool_turn(world, "now", "It is {}.")
-    with tapping(assistant, "--turns") as text, tapping(assistant, "--turns", "--json") as js:
+    with (tapping(assistant, "--turns") as text, tapping(assistant, "--turns", "--json") as js,
+          tapping(assistant, "--json") as every):
 
-        async def scenario() -> tuple[VoiceTurn, SpeechEnded, ToolResult]:
+        async def scenario() -> tuple[VoiceTurn, SpeechEnded, ToolResult, str]:
             async with Recorder(assistant) as rec:
                 turn = await voice_turn(assistant, rec, "What time is it?", quiet=0.5)
                 ended = await rec.until(SpeechEnded, lambda m: m.turn == turn.turn)
                 result = await rec.until(ToolResult, lambda m: m.turn == turn.turn)
-                return turn, ended, result
+                # A tool catalog for the plain JSON tap, which died on the first one it saw.
+                request = ToolCatalogRequest()
+                rec.bus.publish(request)
+                await rec.until(ToolCatalog, lambda m: m.reply_to == request.id)
+                return turn, ended, result, request.id
 
-        spoken, ended, result = asyncio.run(scenario())
+        spoken, ended, result, asked = asyncio.run(scenario())
         turn = spoken.turn
         line = text.next_line()
         record = json.loads(js.next_line())
+        traced = json_lines_until(every, lambda m: m.get("reply_to") == asked)
+
+    # Every message of the turn, and the tool catalog, as JSON objects with their fields.
+    topics = {m["topic"] for m in traced if m.get("turn") == turn}
+    assert {"stt.transcript", "tools.call", "tools.result", "dialogue.reply",
+            "tts.spoken"} <= topics, topics
+    catalog = traced[-1]
+    assert catalog["topic"] == "tools.catalog" and any(
+        spec["name"] == "now" for spec in catalog["tools"]), catalog
 
     assert line.startswith(f"turn {turn} 'What time is it?': "), line
     stages = record["stages"]
