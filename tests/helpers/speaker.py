@@ -25,6 +25,7 @@ from bus.messages import (
     VolumeRequest,
     VolumeState,
 )
+from services.speaker.playback import PlaybackQueue, Segment
 from tests.conftest import ConfigFolder
 from tests.helpers.broker import start_broker
 from tests.helpers.processes import ROOT, Process
@@ -168,3 +169,14 @@ async def volume(bus: Bus, action: str, value: float | None = None) -> float:
 
 def rms(samples: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.square(samples, dtype=np.float64))))
+
+
+class Recorded(PlaybackQueue):
+    """The playback queue, nothing played: what was queued."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.segments: list[Segment] = []
+
+    def put(self, segment: Segment) -> None:
+        self.segments.append(segment)

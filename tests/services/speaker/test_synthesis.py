@@ -8,21 +8,11 @@ from collections.abc import Iterator
 import numpy as np
 
 from services.speaker.pcm import Samples
-from services.speaker.playback import PlaybackQueue, Segment
+from services.speaker.playback import Segment
 from services.speaker.synthesis import Job, Line, SynthesisWorker
 from services.speaker.volume import Volume
 from services.tts.kokoro_voice import KokoroVoice
-
-
-class Recorded(PlaybackQueue):
-    """The playback queue, nothing played: what was queued, and when."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.segments: list[Segment] = []
-
-    def put(self, segment: Segment) -> None:
-        self.segments.append(segment)
+from tests.helpers.speaker import Recorded
 
 
 def run(

@@ -19,7 +19,6 @@ from bus.endpoints import Endpoints
 from bus.errors import ErrorCode
 from bus.message import Message, new_id
 from bus.messages import Error, Speaking, SpeakRequest, Spoken, SynthesizeRequest, TtsAudio
-from services.speaker.playback import PlaybackQueue, Segment
 from services.speaker.service import Speaker
 from services.speaker.synthesis import Job, Line, SynthesisWorker
 from services.speaker.voices import LanguageUnavailable
@@ -29,7 +28,7 @@ from services.tts.kokoro_voice import KokoroVoice, load_kokoro
 from settings import Config
 from tests.helpers.busrun import with_buses
 from tests.helpers.soundcard import SoundCard
-from tests.helpers.speaker import CACHE
+from tests.helpers.speaker import CACHE, Recorded
 
 JAPANESE = "今日はいい天気ですね。明日も晴れるでしょう。では、また会いましょう。"
 """Three sentences: three pieces at least, one error."""
@@ -105,17 +104,6 @@ def test_a_japanese_piece_fails_naming_the_fix(voice: KokoroVoice) -> None:
     assert names_the_fix(str(raised.value))
     with pytest.raises(LanguageUnavailable):
         list(voice.stream("今日は。", "ja", 0.0))
-
-
-class Recorded(PlaybackQueue):
-    """The playback queue, nothing played: what was queued."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.segments: list[Segment] = []
-
-    def put(self, segment: Segment) -> None:
-        self.segments.append(segment)
 
 
 def test_each_japanese_turn_is_one_failure_and_the_log_tells_it_once(
