@@ -48,6 +48,26 @@ class SinkRecording:
             time.sleep(0.02)  # polling for the first bytes, with a deadline
         return self
 
+    def until_quiet(self, quiet: float = 1.0, timeout: float = 20.0) -> None:
+        """Wait until the last ``quiet`` seconds recorded are silent (at most ``timeout``).
+
+        The speaker reports an answer played once the sound card took it; through PulseAudio
+        an underrun on a busy machine stalls that sound for seconds, and a recording stopped
+        a fixed time after the report would cut the answer short.
+        """
+        deadline = time.monotonic() + timeout
+        tail = int(quiet * RATE) * 2
+        while time.monotonic() < deadline:
+            size = self.path.stat().st_size // 2 * 2
+            if size >= tail:
+                with self.path.open("rb") as f:
+                    f.seek(size - tail)
+                    last = np.frombuffer(f.read(tail), dtype="<i2")
+                if np.max(np.abs(last.astype(np.int32))) < 0.01 * 32768:
+                    return
+            time.sleep(0.1)  # polling a growing file, with a deadline
+        raise AssertionError(f"the sink was still playing {timeout} s after the answer")
+
     def stop(self) -> np.ndarray:
         """The samples recorded, as floats in [-1, 1]."""
         if self._proc is not None and self._proc.poll() is None:
@@ -85,6 +105,20 @@ def transcribe(samples: np.ndarray) -> str:
     """What Whisper tiny.en hears in 16 kHz ``samples``."""
     segments, _ = _whisper().transcribe(samples.astype(np.float32), language="en", beam_size=1)
     return " ".join(segment.text.strip() for segment in segments)
+
+
+def at_16k(samples: np.ndarray, rate: int) -> np.ndarray:
+    """``samples`` (floats at ``rate``) at 16 kHz, through the mic's own resampler.
+
+    Not by linear interpolation: without a low-pass filter, Kokoro's 24 kHz sibilants fold
+    down into the band Whisper listens to, and tiny.en heard "switched off" as "sweet dog".
+    """
+    from services.mic.convert import ToSpeechFormat
+
+    pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
+    convert = ToSpeechFormat(rate, 1)
+    out = convert(pcm) + convert.flush()
+    return np.frombuffer(out, dtype="<i2").astype(np.float32) / 32768
 
 
 def loud_regions(

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bus.client import Bus
-from tests.helpers.hearing import RATE, loud_regions, transcribe
+from tests.helpers.hearing import at_16k, loud_regions, transcribe
 from tests.helpers.speaker import RunningTTS, turn
 from tests.helpers.words import recall, words
 
@@ -38,8 +38,7 @@ def spoken(tts: RunningTTS, text: str) -> np.ndarray:
         return (await turn(bus, [text]))[0]
 
     samples, rate = tts.wav(tts.session(body))
-    times = np.arange(round(len(samples) * RATE / rate)) / RATE
-    return np.interp(times, np.arange(len(samples)) / rate, samples).astype(np.float32)
+    return at_16k(samples, rate)
 
 
 @pytest.mark.parametrize("text", [SHORT, LONG], ids=["short", "two-pieces"])

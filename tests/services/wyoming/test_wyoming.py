@@ -35,7 +35,7 @@ from bus.messages import Transcript as BusTranscript
 from services.mic.convert import decode_file
 from tests.helpers import llm_chunks
 from tests.helpers.busrun import with_buses
-from tests.helpers.hearing import transcribe
+from tests.helpers.hearing import at_16k, transcribe
 from tests.helpers.llm_server import ScriptedLLM
 from tests.helpers.ports import free_port
 from tests.helpers.service_stack import Stack, wait_state
@@ -103,8 +103,7 @@ def pcm16(events: list[Event]) -> tuple[bytes, int]:
 
 def heard(pcm: bytes, rate: int) -> str:
     samples = np.frombuffer(pcm, "<i2").astype(np.float32) / 32768
-    at_16k = np.interp(np.arange(0, len(samples), rate / 16000), np.arange(len(samples)), samples)
-    return transcribe(at_16k)
+    return transcribe(at_16k(samples, rate))
 
 
 async def send_speech(client: AsyncTcpClient, text: str, after: bytes = b"") -> None:

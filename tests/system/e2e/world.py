@@ -153,6 +153,7 @@ async def voice_turn(
         await rec.until(Speaking, lambda s: s.turn == turn and not s.speaking, timeout=60)
         answered = clock()
         await rec.drain(quiet)
+        await asyncio.to_thread(sink.until_quiet)
     finally:
         heard = sink.stop()
     return VoiceTurn(turn, transcript, reply, heard, asked, answered)
