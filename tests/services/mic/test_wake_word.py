@@ -11,10 +11,17 @@ import pytest
 from bus.client import Bus
 from bus.messages import ListenClosed, Utterance, WakeWordHeard
 from tests.helpers.busrun import with_buses
+from tests.helpers.hearing import loud_span
 from tests.helpers.service_stack import Stack, wait_state
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speech import padded
-from tests.services.mic.test_push_to_talk import FOLLOW_UP, Session
+from tests.services.mic.test_push_to_talk import (
+    FOLLOW_UP,
+    Session,
+    heard_words,
+    is_short,
+    samples,
+)
 
 WAKE = (f'[listen]\nmode = "wake"\ntimeout = 3.0\nfollow_up = {FOLLOW_UP}\n'
         'reply_timeout = 20.0\n[wake]\nearcon = true\n')
@@ -79,7 +86,7 @@ def test_only_speech_after_the_word_is_heard(card: SoundCard, stack: Stack) -> N
         await s.say(s.word)
         await s.say(s.short)
         first = await s.heard()
-        assert abs(first.duration - (s.short_length + 0.3)) < 0.3, "the wrong question"
+        assert is_short(first), "the wrong question"
         woke = [e for e in s.events if isinstance(e, WakeWordHeard)]
         assert [e.turn for e in woke] == [first.turn]  # the word started this very turn
         assert woke[0].word == "Okay Nabu"
@@ -87,8 +94,11 @@ def test_only_speech_after_the_word_is_heard(card: SoundCard, stack: Stack) -> N
         assert (await s.closed()).reason == "ended"
         await s.say(s.same_breath)
         second = await s.heard()
-        # The word is not part of the question: the utterance is about as long as the rest.
-        assert second.duration < s.short_length + 0.8, second.duration
+        # The word is not part of the question: its sound is about as long as the rest alone
+        # (the word adds 0.8 s), and Whisper hears the rest without the word.
+        heard = heard_words(second)
+        assert is_short(second) and not {"okay", "ok", "nabu"} & set(heard), heard
+        assert loud_span(samples(second)) < s.short_length + 0.4, loud_span(samples(second))
         s.answer(second.turn, "")
         await s.closed()
 
@@ -113,7 +123,7 @@ def test_a_follow_up_needs_no_word_until_the_window_closes(card: SoundCard, stac
         await s.say(s.word)
         await s.say(s.short)
         last = await s.heard()
-        assert abs(last.duration - (s.short_length + 0.3)) < 0.3, "the question was heard"
+        assert is_short(last), "the question was heard"
         s.answer(last.turn, "")
         await s.closed()
 
