@@ -346,9 +346,19 @@ class SatelliteConfig(Table):
 
     uri: str
     """Where the ``wyoming-satellite`` program listens: ``tcp://host:10700``."""
-    wake: bool = True
+    wake: Literal[True, False, "ours"] = True
     """When the satellite streams without a wake word of its own, wait for ours
-    (``[wake]``) before a question; false: every speech it hears is a question."""
+    (``[wake]``) before a question; after its own word (it says so: ``run-pipeline`` from
+    ``asr``) what follows is a question, as it claims. false: every speech it hears is a
+    question. ``"ours"``: always wait for our wake word in its stream, believing no
+    claim (run it without a wake word of its own)."""
+
+    @field_validator("wake", mode="before")
+    @classmethod
+    def _wake_is_a_choice(cls, wake: object) -> object:
+        if not isinstance(wake, bool | str):  # the literal would take 1 for true
+            raise ValueError(f"expected true, false or 'ours' (got {wake!r})")
+        return wake
 
     @field_validator("uri")
     @classmethod

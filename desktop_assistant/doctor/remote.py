@@ -82,6 +82,15 @@ def _plain_tcp_warning(config: Config) -> list[Check]:
     ]
 
 
+DEGRADED_FIXES = {
+    "satellites": "a satellite named above is not connected: check that wyoming-satellite "
+    "runs there and that [satellite.NAME] uri reaches it; what it sent that was dropped, "
+    "and every retry, is in the satellites' log",
+}
+"""What to do about a service that runs but is degraded, where its log is not the first
+place to look."""
+
+
 def _module(name: str) -> str:
     for process in read_procfile(PROCFILE) if PROCFILE.exists() else []:
         if process.name == name and "-m" in process.argv:
@@ -106,14 +115,11 @@ def heartbeat_checks(
         detail = f"{beat.state} pid {beat.pid} v{beat.version}, beat {age:.1f}s ago"
         if beat.detail:
             detail += f": {beat.detail}"
+        fix = "see its log (honcho output or journalctl --user)"
+        if beat.state == "degraded":
+            fix = DEGRADED_FIXES.get(name, fix)
         checks.append(
-            Check(
-                f"service {name}",
-                ok,
-                detail,
-                "see its log (honcho output or journalctl --user)",
-                warning=beat.state == "degraded",
-            )
+            Check(f"service {name}", ok, detail, fix, warning=beat.state == "degraded")
         )
         copies = sorted((pids or {}).get(name, ()))
         if len(copies) > 1:

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from services.brain.limits import refuse
-from services.brain.peers import is_loopback_peer, peer_uid
+from services.peers import is_loopback_peer, peer_uid
 
 log = logging.getLogger(__name__)
 

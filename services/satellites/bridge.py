@@ -1,5 +1,6 @@
-"""The satellites' side of the bus: the Wyoming server's speech to text and voices, and
-questions to the dialogue in each satellite's own session.
+"""The satellites' side of the bus: speech to text and voices as the Wyoming server asks
+for them (the shared ``services.speech_bridge``), and questions to the dialogue in each
+satellite's own session.
 
 A satellite's question is a text turn of client type ``voice`` (so the model may
 change the volume) in the session named after the satellite: its history stays
@@ -12,12 +13,12 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 
 from bus.messages import QuestionRequest, Reply, TextPiece
-from services.wyoming.bridge import BridgeError, WyomingBridge
+from services.speech_bridge import BridgeError, SpeechBridge
 
 __all__ = ["BridgeError", "SatelliteBridge"]
 
 
-class SatelliteBridge(WyomingBridge):
+class SatelliteBridge(SpeechBridge):
     """Asks for every satellite; each answer goes to the link that asked."""
 
     async def ask(self, site: str, text: str, lang: str | None,
@@ -41,4 +42,4 @@ class SatelliteBridge(WyomingBridge):
     def _reply(self, msg: Reply) -> None:
         self._answer(msg.reply_to, msg)
 
-    HANDLERS = {**WyomingBridge.HANDLERS, TextPiece: _text, Reply: _reply}
+    HANDLERS = {**SpeechBridge.HANDLERS, TextPiece: _text, Reply: _reply}

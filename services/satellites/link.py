@@ -9,7 +9,15 @@ when asked), and the turn answers with the events Home Assistant sends:
 ``audio-start``/``-chunk``/``-stop`` and ``synthesize``. The mic's audio that
 arrives while the turn runs and its answer plays is not heard (the satellite's mic
 would hear our own answer). A satellite that is down or hangs up is tried again
-with exponential backoff; a turn in progress is dropped with it.
+with exponential backoff; a turn in progress is dropped with it. So is one that
+sends what cannot be read or is malformed (``services.wyoming_wire``: the same
+limits as the Wyoming server's): every error ends that connection, is logged and
+reported (``degraded`` in the heartbeat, so ``doctor`` shows it), and the link
+connects again after the same backoff; none ends the link.
+
+Its events are believed: ``run-pipeline`` from ``asr`` says the satellite heard its
+own wake word, and what follows is a question. ``wake = "ours"`` believes no such
+claim: our wake word is needed in its stream whatever it says.
 """
 
 from __future__ import annotations
@@ -21,8 +29,7 @@ from collections.abc import Callable
 
 from wyoming.asr import Transcript as WyomingTranscript
 from wyoming.audio import AudioChunk, AudioChunkConverter, AudioStop
-from wyoming.client import AsyncTcpClient
-from wyoming.event import Event
+from wyoming.event import Event, async_write_event
 from wyoming.pipeline import PipelineStage, RunPipeline
 from wyoming.satellite import RunSatellite
 from wyoming.vad import VoiceStarted, VoiceStopped
@@ -35,6 +42,7 @@ from services.satellites.answer import Answer, Send
 from services.satellites.bridge import BridgeError, SatelliteBridge
 from services.satellites.ear import Began, Ear, Ended, Woke
 from services.speaker.volume import Volume
+from services.wyoming_wire import MAX_LINE, BadFrame, EventReader, check
 from settings.schema import SatelliteConfig
 
 log = logging.getLogger(__name__)
@@ -80,13 +88,15 @@ class SatelliteLink:
         self.send: Send = _unconnected
 
     async def run(self) -> None:
-        """Serve the satellite until cancelled, reconnecting whenever it goes away."""
+        """Serve the satellite until cancelled, reconnecting whenever it goes away or
+        fails: every error ends the connection it came on, never this loop."""
         delay = FIRST_RETRY
         while True:
-            client = AsyncTcpClient(*self.address)
             try:
                 async with asyncio.timeout(CONNECT_TIMEOUT):
-                    await client.connect()
+                    # The stream's limit is where reading a header line stops.
+                    reader, writer = await asyncio.open_connection(*self.address,
+                                                                   limit=MAX_LINE)
             except (OSError, TimeoutError) as exc:
                 self.report(self.name, f"unreachable ({exc or 'timed out'}); "
                                        f"trying again in {delay:g} s")
@@ -96,26 +106,40 @@ class SatelliteLink:
             self._hear_again()
             log.info("satellite %s: connected to %s:%d", self.name, *self.address)
             try:
-                if await self._serve(client):
+                if await self._serve(reader, writer):
                     delay = FIRST_RETRY  # it served: a hang-up now is news, not a loop
                 why = "hung up"
+            except BadFrame as exc:
+                why = f"dropped ({exc})"
             except OSError as exc:
                 why = f"lost ({exc})"
+            except Exception as exc:  # ours to fix, but never the end of the room
+                log.error("satellite %s: the connection failed", self.name, exc_info=True)
+                why = f"dropped after an error ({type(exc).__name__}: {exc})"
             finally:
+                self.send = _unconnected
                 await self._drop_turn()
+                writer.close()
                 with contextlib.suppress(Exception):
-                    await client.disconnect()
+                    await writer.wait_closed()
             log.warning("satellite %s: %s", self.name, why)
             self.report(self.name, f"{why}; trying again in {delay:g} s")
             await asyncio.sleep(delay)
             delay = min(2 * delay, LAST_RETRY)
 
-    async def _serve(self, client: AsyncTcpClient) -> bool:
-        """Run the satellite until it hangs up; True when it sent anything."""
-        self.send = client.write_event
-        await client.write_event(RunSatellite().event())
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """Run the satellite until it hangs up; True when it sent anything. Raises
+        :class:`BadFrame` for what cannot be read or is malformed."""
+
+        async def send(event: Event) -> None:
+            await async_write_event(event, writer)
+
+        self.send = send
+        await send(RunSatellite().event())
+        events = EventReader(reader)
         served = False
-        while (event := await client.read_event()) is not None:
+        while (event := await events.read()) is not None:
+            check(event)
             served = True
             if RunPipeline.is_type(event.type):
                 self._pipeline(RunPipeline.from_event(event))
@@ -126,7 +150,11 @@ class SatelliteLink:
         return served
 
     def _pipeline(self, pipeline: RunPipeline) -> None:
-        self.our_wake_word = self.settings.wake and pipeline.start_stage == PipelineStage.WAKE
+        wake = self.settings.wake
+        # From `wake`: it has no word of its own. From `asr`: it says it heard its own,
+        # which `wake = "ours"` does not believe.
+        self.our_wake_word = wake == "ours" or (
+            wake is True and pipeline.start_stage == PipelineStage.WAKE)
         self.speaks = pipeline.end_stage in (PipelineStage.TTS, None)
         if self.turn is None:
             self.ear.expect(self.our_wake_word)

@@ -5,17 +5,17 @@ after it, its answers to its own speaker at its own volume (saved across
 restarts under the state folder), and its failures are apologized for in its
 own room. One satellite that is slow, down or gone never holds up the others:
 each link waits only on its own connection. The heartbeat's detail says how
-each satellite is (``listening``, ``answering``, or why it cannot be reached and
-when it is tried again; ``doctor`` and the tap show it); ``degraded`` while one
-cannot be reached. Without satellites the process idles on the bus, so the
-Procfile and the systemd units keep one list of processes whatever the config.
+each satellite is (``listening``, ``answering``, or why it is not connected: down,
+hung up, dropped for what it sent, and when it is tried again; ``doctor`` and the
+tap show it); ``degraded`` while one is not connected. Without satellites the
+process idles on the bus, so the Procfile and the systemd units keep one list of
+processes whatever the config.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +25,7 @@ from bus.client import Bus
 from services.heap import give_back_freed_memory
 from services.satellites.bridge import SatelliteBridge
 from services.speaker.volume import Volume, VolumeStore
+from services.speech_bridge import voice_languages, wake_factory
 from settings import Config
 from settings.schema import WakeConfig
 from settings.state import state_dir
@@ -56,6 +57,12 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     folder = state_dir() / "satellites"
     turn_model = load_turn_model(config.vad)  # one for all: the links take turns on the loop
     for name, settings in config.satellite.items():
+        if settings.wake == "ours" and wake is None:  # its every speech would be a question
+            log.error("satellite %s: wake = \"ours\" needs our wake word ([wake]), which is "
+                      "not installed here; not served", name)
+            states.report(name, 'not served: wake = "ours" needs our wake word, '
+                                'not installed here')
+            continue
         if settings.wake and wake is None:
             log.warning("satellite %s: no wake word here; every speech is a question", name)
         link = SatelliteLink(
@@ -76,13 +83,8 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
 
 def our_wake_word(config: WakeConfig) -> Callable[[], WakeDetector] | None:
     """A new detector per satellite stream, or None when the mic's wake word is not
-    installed here (the Wyoming server's check: the model must load)."""
-    from services.mic.wake import WakeDetector
-    from services.wyoming.service import wake_factory
-
-    if wake_factory(config) is None:
-        return None
-    return functools.partial(WakeDetector, config)
+    installed here (the model must load)."""
+    return wake_factory(config)
 
 
 def volume_file(folder: Path, name: str) -> Path:
@@ -93,8 +95,6 @@ class Voices:
     """The ``[voice.*]`` key that speaks a language, else the default language's."""
 
     def __init__(self, config: Config) -> None:
-        from services.wyoming.info import voice_languages
-
         self.languages = voice_languages(config)
         self.default = config.audio.default_lang
 

@@ -5,13 +5,18 @@ is speech to text (or a wake word); ``synthesize`` is text to speech, and
 ``synthesize-start``/``-chunk``/``-stop`` the same with the text streaming in:
 each sentence goes to the speaker the moment it is complete, so the client
 hears the first one while the rest of the text is still being written. Bad
-input is answered with an ``error`` event, and the connection goes on.
+input is answered with an ``error`` event, and the connection goes on; a frame
+that cannot be read, or passes the limits of ``services.wyoming_wire``, is
+answered the same way and ends the connection. Either is logged in one line, at
+most once per kind every 10 s (``bus.ratelimit``): a client cannot flood the log.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
+import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -32,15 +37,29 @@ from wyoming.tts import (
 )
 from wyoming.wake import Detect, Detection, NotDetected
 
+from bus.ratelimit import RateLimitedLog
 from services.wyoming.audio_out import AudioOut
 from services.wyoming.bridge import RATE, BridgeError, WyomingBridge
 from services.wyoming.errors import ClientError
 from services.wyoming.text_stream import TextStream, check_length
+from services.wyoming_wire import FRAME_TIMEOUT, BadFrame, EventReader, check
 
 log = logging.getLogger(__name__)
+refusals = RateLimitedLog(log)
+"""Refused input, logged once per kind every 10 s: one log for every connection."""
 
-MAX_AUDIO_SECONDS = 120
-"""Seconds of audio one transcription takes (its utterance must fit a bus message)."""
+MAX_AUDIO_SECONDS = 60
+"""Seconds of audio one transcription takes, and so the audio a connection may hold:
+four times the local mic's longest utterance (``[vad] max_utterance``, 15 s), 1.9 MB of
+16 kHz PCM16. (At 120 s, 150 connections held 654 MB.)"""
+IDLE_TIMEOUT = 300.0
+"""Seconds a connection may wait for its next frame. Home Assistant opens one per
+request; a wyoming-satellite using our wake word keeps one open and streams its mic
+on it, silent only while its turn is answered elsewhere (at most the watchdog's
+120 s stall and the answer's playback). A silent connection past that is gone or
+hostile; wyoming-satellite connects again when it next needs us."""
+HEADER_TIMEOUT = FRAME_TIMEOUT
+"""Seconds the rest of a frame may take after its first byte."""
 
 
 class WakeDetector(Protocol):
@@ -76,13 +95,82 @@ class WyomingHandler(AsyncEventHandler):
         """Listening for the wake word (after ``detect``) instead of transcribing."""
         self.detected = False
         self.stream: TextStream | None = None
+        self.events = EventReader(reader)
+        self.handling = False
+        """An event is being answered (a transcription, a synthesis)."""
+        self.finished = time.monotonic()
+        """When the last answer ended."""
+        self.closing = False
+        peer = writer.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if peer else "a client"
+
+    @property
+    def busy(self) -> bool:
+        """In the middle of something: a frame, an answer, audio or text being gathered.
+        An idle connection may be closed to make room for a new one; a busy one is not."""
+        holding = bool(self.audio) and self.detector is None
+        return self.handling or self.events.in_frame or holding or self.stream is not None
+
+    @property
+    def last_active(self) -> float:
+        return max(self.events.last_active, self.finished)
+
+    def close(self) -> None:
+        """End the connection from our side (to make room): its reader sees the end."""
+        self.closing = True
+        self._is_running = False
+        self.writer.close()
+        self.reader.feed_eof()
+
+    async def run(self) -> None:
+        """Read frames within the limits (the wyoming package's own loop reads any
+        length it is told) until the client leaves, a frame cannot be read, or none
+        comes for ``IDLE_TIMEOUT``; each frame that says something malformed is
+        answered with an ``error`` and the connection goes on."""
+        self._is_running = True
+        try:
+            while self._is_running:
+                try:
+                    event = await self.events.read(IDLE_TIMEOUT, HEADER_TIMEOUT)
+                    if event is None:
+                        break
+                    check(event)
+                except BadFrame as exc:
+                    await self._refuse(exc, exc.code)
+                    if exc.fatal:
+                        break
+                    continue
+                self.handling = True
+                try:
+                    await self.handle_event(event)
+                finally:
+                    self.handling = False
+                    self.finished = time.monotonic()
+        except OSError:
+            pass  # the client left while we answered: nothing to tell it
+        finally:
+            await self.disconnect()
+            self.writer.close()
+
+    async def _refuse(self, exc: Exception, code: str, what: str = "a frame") -> None:
+        refusals.warn(code, "wyoming: refused %s from %s: %s", what, self.peer, exc)
+        await self.write_event(WyomingError(text=str(exc), code=code).event())
 
     async def handle_event(self, event: Event) -> bool:
         try:
             await self._handle(event)
-        except (ClientError, BridgeError) as exc:
-            log.warning("wyoming: %s event refused: %s", event.type, exc)
+        except ClientError as exc:
+            await self._refuse(exc, exc.code, f"a {event.type} event")
+        except BridgeError as exc:
+            log.warning("wyoming: %s event failed: %s", event.type, exc)
             await self.write_event(WyomingError(text=str(exc), code=exc.code).event())
+        except OSError:
+            raise  # the client left: run() ends quietly
+        except Exception as exc:  # ours to fix; the client still gets an answer
+            if refusals.warn("internal", "wyoming: a %s event failed: %r", event.type, exc):
+                log.debug("wyoming: the failure", exc_info=True)
+            await self.write_event(WyomingError(text=f"{event.type} failed: {exc}",
+                                                code="internal").event())
         return True
 
     async def _handle(self, event: Event) -> None:
@@ -125,11 +213,19 @@ class WyomingHandler(AsyncEventHandler):
     # -- audio in --------------------------------------------------------------------
 
     async def _chunk(self, chunk: AudioChunk) -> None:
+        """Audio of a format ``wyoming_wire.check`` let through (a microphone's), held
+        within ``MAX_AUDIO_SECONDS``, judged by its size before it is converted."""
         if self.audio is None:
             raise ClientError("audio-chunk before audio-start", "bad-order")
+        if self.detector is None:
+            frames = len(chunk.audio) // (chunk.width * chunk.channels)
+            if len(self.audio) + 2 * math.ceil(frames * RATE / chunk.rate) > \
+                    MAX_AUDIO_SECONDS * RATE * 2:
+                self.audio = None
+                raise ClientError(f"more than {MAX_AUDIO_SECONDS} s of audio", "too-long")
         try:
             pcm = self.converter.convert(chunk).audio
-        except Exception as exc:  # a width or channel count the converter cannot read
+        except Exception as exc:  # checked already: a last guard
             raise ClientError(f"unreadable audio: {exc}", "bad-audio") from None
         if self.detector is not None:
             if not self.detected and self.detector.hear(pcm):
@@ -137,9 +233,6 @@ class WyomingHandler(AsyncEventHandler):
                 await self.write_event(Detection(name=self.detector.model,
                                                  timestamp=chunk.timestamp).event())
             return
-        if len(self.audio) + len(pcm) > MAX_AUDIO_SECONDS * RATE * 2:
-            self.audio = None
-            raise ClientError(f"more than {MAX_AUDIO_SECONDS} s of audio", "too-long")
         self.audio += pcm
 
     async def _audio_stop(self) -> None:

@@ -22,6 +22,7 @@ from wyoming.info import (
     WakeProgram,
 )
 
+from services.speech_bridge import voice_languages
 from services.stt.backends import server_binary
 from services.stt.service import voice_languages as stt_voice_languages
 from services.stt.text import CODES
@@ -66,14 +67,6 @@ def stt_languages(config: Config) -> list[str]:
     if model.endswith(".en"):
         return ["en"]
     return [code for code in stt_voice_languages(config) if code in CODES.values()]
-
-
-def voice_languages(config: Config) -> dict[str, list[str]]:
-    """Each ``[voice.*]`` key with the languages it speaks (``en`` and ``en-us``)."""
-    return {
-        key: list(dict.fromkeys([key, table.lang.lower()]))
-        for key, table in config.voice.items()
-    }
 
 
 def describe(config: Config, wake: tuple[str, str] | None) -> Info:

@@ -4,7 +4,11 @@ Off unless ``[wyoming] enabled``: the process then stays on the bus doing
 nothing, so that the Procfile (where one process that exits stops them all)
 and the systemd units keep one list of processes whatever the config says.
 Wyoming has no authentication: a host other than loopback is served only
-because the config says so, with a warning.
+because the config says so, with a warning. On loopback only the assistant's own
+user is served, as by the brain (``services.peers``): another user of this machine
+gets an ``error`` event and the connection closes. At most ``MAX_CONNECTIONS`` are
+open: past it the one idle longest is closed to make room, or the new one when
+every other is busy.
 """
 
 from __future__ import annotations
@@ -15,23 +19,35 @@ import contextlib
 import functools
 import logging
 import socket
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from wyoming.error import Error as WyomingError
+from wyoming.event import async_write_event
 from wyoming.server import AsyncServer, HandlerFactory
 
 from bus.client import Bus
+from services.peers import other_user
 from services.runner import ServiceMain, StartupError
+from services.speech_bridge import voice_languages, wake_factory
 from services.wyoming.bridge import WyomingBridge
-from services.wyoming.handler import WakeDetector, WyomingHandler
+from services.wyoming.handler import WyomingHandler, refusals
+from services.wyoming_wire import MAX_LINE
 from settings import Config
-from settings.schema import WakeConfig
 from settings.startup import is_loopback
 
 if TYPE_CHECKING:
     from zeroconf.asyncio import AsyncZeroconf
 
 log = logging.getLogger(__name__)
+
+MAX_CONNECTIONS = 16
+"""Connections open at once. Home Assistant opens one per request (a pipeline's speech
+to text, its text to speech, a ``describe``: a few at a time) and each wyoming-satellite
+that uses our wake word holds one; 16 is a house full of them. With the audio each may
+hold (``handler.MAX_AUDIO_SECONDS``) and the frame it may be reading
+(``wyoming_wire.MAX_PAYLOAD``), all of them together hold at most about 50 MB. (Without
+a limit, 150 connections holding audio took 654 MB, and idle sockets piled up until the
+process ran out of files.)"""
 
 
 def prepare(config: Config, _: argparse.Namespace) -> ServiceMain:
@@ -63,7 +79,7 @@ async def idle(bus: Bus, config: Config, args: argparse.Namespace) -> None:
 
 
 async def serve_on(sock: socket.socket, bus: Bus, config: Config, _: argparse.Namespace) -> None:
-    from services.wyoming.info import describe, voice_languages  # httpx: only when serving
+    from services.wyoming.info import describe  # httpx: only when serving
 
     settings = config.wyoming
     bridge = WyomingBridge(bus, settings.timeout)
@@ -93,7 +109,8 @@ async def serve_on(sock: socket.socket, bus: Bus, config: Config, _: argparse.Na
 
 
 class BoundServer(AsyncServer):
-    """The wyoming package's TCP server on a socket bound already (by :func:`prepare`)."""
+    """The wyoming package's TCP server on a socket bound already (by :func:`prepare`),
+    serving only our own user on loopback, and at most ``MAX_CONNECTIONS`` at once."""
 
     def __init__(self, sock: socket.socket) -> None:
         super().__init__()
@@ -102,7 +119,38 @@ class BoundServer(AsyncServer):
 
     async def start(self, handler_factory: HandlerFactory) -> None:
         callback = functools.partial(self._handler_callback, handler_factory)
-        self._server = await asyncio.start_server(callback, sock=self.sock)
+        # The stream's limit is where reading a header line stops (wyoming_wire.MAX_LINE).
+        self._server = await asyncio.start_server(callback, sock=self.sock, limit=MAX_LINE)
+
+    async def _handler_callback(self, handler_factory: HandlerFactory,
+                                reader: asyncio.StreamReader,
+                                writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername")
+        stranger = other_user((peer[0], peer[1]), self.sock.getsockname()[1]) if peer else ""
+        if stranger:
+            await _refuse(writer, f"{stranger}: on loopback only the assistant's own user "
+                                  "may use this server", "another-user")
+            return
+        if not self._make_room():
+            await _refuse(writer, f"{MAX_CONNECTIONS} connections are open and busy; "
+                                  "try again shortly", "busy")
+            return
+        await super()._handler_callback(handler_factory, reader, writer)
+
+    def _make_room(self) -> bool:
+        """Below ``MAX_CONNECTIONS`` after closing the connection idle longest, if needed;
+        False when every one is busy."""
+        handlers = [h for h in self._handlers.values()
+                    if isinstance(h, WyomingHandler) and not h.closing]
+        if len(handlers) < MAX_CONNECTIONS:
+            return True
+        idle = sorted((h for h in handlers if not h.busy), key=lambda h: h.last_active)
+        excess = len(handlers) - MAX_CONNECTIONS + 1
+        for handler in idle[:excess]:
+            handler.close()
+        refusals.warn("full", "wyoming: %d connections open: closed %d idle to make room",
+                      len(handlers), min(len(idle), excess))
+        return len(idle) >= excess
 
     async def run(self, handler_factory: HandlerFactory) -> None:
         await self.start(handler_factory)
@@ -115,17 +163,18 @@ class BoundServer(AsyncServer):
             self._server.close()
 
 
-def wake_factory(config: WakeConfig) -> Callable[[], WakeDetector] | None:
-    """A new wake word detector per ``detect`` (each keeps its stream's state), or None
-    when the mic's wake word is not installed."""
+async def _refuse(writer: asyncio.StreamWriter, text: str, code: str) -> None:
+    """Tell a client why it is not served, and close its connection."""
+    peer = writer.get_extra_info("peername")
+    refusals.warn(code, "wyoming: refused a connection from %s: %s",
+                  f"{peer[0]}:{peer[1]}" if peer else "a client", text)
     try:
-        from services.mic.wake import WakeDetector as MicWakeDetector
-
-        MicWakeDetector(config)
-    except Exception as exc:  # not installed, or the model cannot load: no wake word
-        log.info("wyoming: no wake word (%s)", exc)
-        return None
-    return functools.partial(MicWakeDetector, config)
+        async with asyncio.timeout(5):
+            await async_write_event(WyomingError(text=text, code=code).event(), writer)
+    except (OSError, TimeoutError):
+        pass
+    finally:
+        writer.close()
 
 
 async def announce(port: int, host: str) -> AsyncZeroconf:

@@ -2,13 +2,15 @@
 
 The kernel lists every TCP socket in ``/proc/net/tcp`` and ``/proc/net/tcp6``
 with its owner's uid. A loopback client's socket is the row whose local
-address is the peer address the brain sees and whose remote port is the
-brain's own: that row's uid is the user who connected.
+address is the peer address the server sees and whose remote port is the
+server's own: that row's uid is the user who connected. The brain's gate and
+the Wyoming server both keep loopback to the assistant's own user this way.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 import struct
 from pathlib import Path
@@ -41,6 +43,19 @@ def peer_uid(peer: tuple[str, int], server_port: int) -> int | None:
             if len(fields) > 7 and fields[1] in wanted and fields[2].endswith(suffix):
                 return int(fields[7])
     return None
+
+
+def other_user(peer: tuple[str, int], server_port: int) -> str:
+    """Why a loopback client ``peer`` of ``server_port`` is not the user this process runs
+    as ("" when it is, or when the peer is not on loopback)."""
+    if not is_loopback_peer(peer[0]):
+        return ""
+    uid = peer_uid(peer, server_port)
+    if uid is None:
+        return "a connection whose user cannot be told"
+    if uid != os.getuid():
+        return f"a connection from another user (uid {uid})"
+    return ""
 
 
 def _spellings(ip: str) -> list[str]:
