@@ -24,6 +24,8 @@ class ErrorCode(StrEnum):
     """The tool executor did not answer a call in time (the model answered without it)."""
     EMPTY_QUESTION = "empty-question"
     """A text turn with nothing but blanks."""
+    QUESTION_TOO_LONG = "question-too-long"
+    """A text turn longer than the dialogue reads (HTTP 413), whichever route it took."""
     REQUEST_REUSED = "request-reused"
     """A session's request id already used for another question (HTTP 409)."""
     HISTORY_CORRUPT = "history-corrupt"

@@ -59,6 +59,11 @@ APOLOGIES: dict[str, dict[str, str]] = {
         "it": "Scusa, non ho ricevuto nessuna domanda.",
         "ja": "すみません、質問が空でした。",
     },
+    ErrorCode.QUESTION_TOO_LONG: {
+        "en": "Sorry, that question is too long for me. Please ask it in fewer words.",
+        "it": "Scusa, la domanda è troppo lunga per me. Puoi farla in meno parole?",
+        "ja": "すみません、質問が長すぎます。もっと短くしてください。",
+    },
     ErrorCode.REQUEST_REUSED: {
         "en": "Sorry, that request id was already used for another question.",
         "it": "Scusa, quell'id di richiesta è già stato usato per un'altra domanda.",

@@ -11,6 +11,7 @@ import json
 import sys
 
 from bus.client import Bus, RequestTimeout
+from bus.errors import ErrorCode
 from bus.liveness import BROKER, AnswererLost, BrokerLost, Liveness, request_watched
 from bus.message import Message
 from bus.messages import Heartbeat, QuestionRequest, Reply, TextPiece
@@ -100,6 +101,9 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
             for task in (answer, feeder):
                 task.cancel()
             await asyncio.gather(answer, feeder, return_exceptions=True)
+    if reply.error == ErrorCode.QUESTION_TOO_LONG:  # the dialogue's cap: asked wrongly
+        print(f"ask: {reply.text}", file=sys.stderr)
+        return ExitCode.USAGE
     if stream is not None:
         stream.end(reply.text)
     elif args.json:

@@ -39,7 +39,10 @@ class AskBody(BaseModel):
     request_id: str = Field(
         min_length=1, max_length=200, description="Unique per question; a retry sends it again"
     )
-    text: str = Field(min_length=1, max_length=8000, description="What the user said")
+    text: str = Field(
+        min_length=1,
+        description="What the user said; one longer than the dialogue reads is refused (413)",
+    )
     client_type: Literal["voice", "text"] = Field(
         "text", description="``voice`` clients are offered adjust_volume"
     )

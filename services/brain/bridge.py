@@ -49,6 +49,11 @@ def _reused(request_id: str) -> str:
     return f"request_id {request_id!r} was already used for another question"
 
 
+class TooLong(Exception):
+    """The question is longer than the dialogue reads (413); the message says by how much.
+    The cap is the dialogue's alone: every route to it meets there (the CLI's too)."""
+
+
 class Busy(Exception):
     """Too many questions in progress already (429)."""
 
@@ -182,6 +187,8 @@ class BrainBridge(Service):
             ) from None
         if reply.error == ErrorCode.REQUEST_REUSED:  # the dialogue remembers what we forgot
             raise Conflict(_reused(asked[1]))
+        if reply.error == ErrorCode.QUESTION_TOO_LONG:
+            raise TooLong(reply.text)
         answer = Answer(reply.text, reply.control, reply.error)
         if reply.error is None:  # a failed turn may be retried with the same id
             self._answers[asked] = (key, answer)

@@ -6,7 +6,7 @@ from collections.abc import Awaitable
 
 from starlette.exceptions import HTTPException
 
-from services.brain.bridge import Answer, Busy, Conflict, NoAnswer, Unavailable
+from services.brain.bridge import Answer, Busy, Conflict, NoAnswer, TooLong, Unavailable
 
 
 async def answered(asking: Awaitable[Answer]) -> Answer:
@@ -15,6 +15,8 @@ async def answered(asking: Awaitable[Answer]) -> Answer:
         return await asking
     except Conflict as exc:
         raise HTTPException(409, str(exc)) from None
+    except TooLong as exc:
+        raise HTTPException(413, str(exc)) from None
     except Busy as exc:
         raise HTTPException(429, str(exc), {"Retry-After": "1"}) from None
     except Unavailable as exc:

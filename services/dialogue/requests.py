@@ -12,6 +12,13 @@ from dataclasses import dataclass, field
 
 from bus.errors import ErrorCode
 from bus.messages import QuestionRequest, Reply
+from services.phrases import apology
+
+MAX_QUESTION = 8000
+"""The longest question a text turn may ask, in characters. Every text route ends here (the
+brain's ``/ask`` and ``/v1/chat/completions``, ``desktop-assistant ask``, a satellite), so
+this one check holds for all of them: a longer question is refused before anything reads it
+(100,000 characters went to the LLM whole; 3.9 M froze the dialogue for 2.4 s)."""
 
 Key = tuple[str, str]
 """(session, request id)."""
@@ -25,6 +32,23 @@ def key_of(msg: QuestionRequest) -> Key:
 
 def _question(msg: QuestionRequest) -> Question:
     return (msg.text, msg.client_type)
+
+
+def too_long(msg: QuestionRequest, lang: str) -> Reply | None:
+    """The refusal of a question longer than :data:`MAX_QUESTION`; None for one that is not.
+    A text client reads what is wrong; a voice client (a satellite) hears the apology."""
+    if len(msg.text) <= MAX_QUESTION:
+        return None
+    said = (
+        apology(ErrorCode.QUESTION_TOO_LONG, msg.lang or lang)[0]
+        if msg.client_type == "voice"
+        else f"the question is {len(msg.text):,} characters long, more than the "
+        f"{MAX_QUESTION:,} the assistant reads: ask it in fewer words"
+    )
+    refusal = Reply(
+        reply_to="", session=msg.session, text=said, error=ErrorCode.QUESTION_TOO_LONG
+    )
+    return _addressed(refusal, msg)
 
 
 def _addressed(reply: Reply, msg: QuestionRequest) -> Reply:

@@ -40,7 +40,7 @@ from services.dialogue.intents.local import LocalTurns
 from services.dialogue.llm import LLMClient
 from services.dialogue.phrases import guess_lang
 from services.dialogue.reachability import Reachability
-from services.dialogue.requests import Requests
+from services.dialogue.requests import Requests, too_long
 from services.dialogue.resumption import Resumptions
 from services.dialogue.settings import DialogueSettings, dialogue_settings
 from services.dialogue.speculation import Later, Prepared, Speculator, discard, loop_later
@@ -229,6 +229,14 @@ class DialogueService(Service):
         )
 
     def _text_turn(self, msg: QuestionRequest) -> None:
+        refused = too_long(msg, self.settings.lang)  # before anything reads the text
+        if refused is not None:
+            log.warning(
+                "request %s of %s refused: %d characters", msg.request_id or msg.id,
+                msg.session, len(msg.text),
+            )
+            self.bus.publish(refused)
+            return
         now = self.requests.answer_now(msg)
         if now is not None:
             log.info(

@@ -17,6 +17,7 @@ import pytest
 
 from bus.client import Bus
 from bus.messages import Heartbeat
+from services.dialogue.requests import MAX_QUESTION
 from tests.conftest import ConfigFolder
 from tests.helpers import llm_chunks as c
 from tests.helpers.broker import running_broker
@@ -102,6 +103,21 @@ def test_a_failed_turn_prints_the_apology_and_exits_1(
     assert done.returncode == 1
     assert done.stdout.startswith("Scusa")
     assert "llm-error" in done.stderr
+
+
+def test_a_question_longer_than_the_dialogue_reads_is_refused_with_exit_2(
+    dialogue: Process, config_folder: ConfigFolder, llm: ScriptedLLM
+) -> None:
+    """The dialogue's cap, the one /ask and /v1/chat/completions meet too: the words on
+    stderr, nothing on stdout, the LLM not asked."""
+    llm.script(c.text("Read it all."))
+    done = ask(config_folder, "x" * (MAX_QUESTION + 1))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"ask: the question is {MAX_QUESTION + 1:,} characters long, more than the "
+        f"{MAX_QUESTION:,} the assistant reads: ask it in fewer words\n"
+    )
+    assert llm.requests == []
 
 
 def test_without_a_dialogue_service_it_says_so(

@@ -21,7 +21,7 @@ from services import phrases as catalog
 from services.dialogue.intents.phrases import duration, phrase, today
 from services.dialogue.intents.recognizer import Match
 from services.dialogue.intents.responses import render, timer_slots
-from services.dialogue.intents.timers import Timers
+from services.dialogue.intents.timers import MAX_TIMERS, Timers, TimersFull
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.toolcalls import ToolCallRequest
 
@@ -95,7 +95,10 @@ class Handlers:
     def _start_timer(self, match: Match) -> LocalAnswer:
         units = {"hours": 3600, "minutes": 60, "seconds": 1}
         seconds = sum(float(match.slots.get(k, 0)) * n for k, n in units.items())
-        timer = self.timers.start(seconds, match.lang)
+        try:
+            timer = self.timers.start(seconds, match.lang)
+        except TimersFull:
+            return LocalAnswer(phrase("too_many_timers", match.lang, count=MAX_TIMERS))
         said = {k: v for k, v in match.texts.items() if k in units}
         fallback = phrase("timer_set", match.lang, text=duration(timer.seconds, match.lang))
         return self._said(match, said, fallback)

@@ -51,6 +51,12 @@ PHRASES: dict[str, dict[str, str]] = {
     "no_timer": {
         "en": "There is no timer.", "it": "Non c'è nessun timer.", "ja": "タイマーはありません。"
     },
+    "too_many_timers": {
+        "en": "You have {count} timers already, as many as I keep. Cancel them to set another.",
+        "it": "Hai già {count} timer, il massimo che tengo. Annullali per impostarne un altro.",
+        "ja": "タイマーはすでに{count}個あり、これ以上はセットできません。"
+        "キャンセルしてから新しくセットしてください。",
+    },
     "timer_left": {"en": "{text} left.", "it": "Mancano {text}.", "ja": "残り{text}です。"},
     "timer_done": {
         "en": "Your {text} timer is done.",

@@ -5,6 +5,11 @@ The dialogue owns them (it hears "set a timer" and says that one is done); the f
 stays in the file until its announcement has been played, so a timer that ended
 while the dialogue or the speaker was down is announced once both are back.
 Times are wall-clock (epoch) times: a restart must not restart the countdown.
+
+The file is read as the tool files are (a regular file, at most :data:`MAX_FILE` bytes,
+or not at all: a FIFO or a link to ``/dev/zero`` can neither hang nor flood the start),
+each entry is checked on its own (a bad one is dropped with a warning, never saved
+again), and at most :data:`MAX_TIMERS` are kept.
 """
 
 from __future__ import annotations
@@ -12,15 +17,42 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bus.message import new_id
+from settings.loader import ConfigError, read_regular
 from settings.state import write_atomic
 
 log = logging.getLogger(__name__)
+
+MAX_TIMERS = 50
+"""Timers kept at most, ended ones not yet announced included: a person keeps a handful."""
+MAX_FILE = 64 * 1024
+"""The largest timers file read: :data:`MAX_TIMERS` entries take about 5 KiB."""
+MAX_SECONDS = 10_000_000.0
+"""The longest timer a saved entry may hold (115 days; the sentences allow about 4)."""
+
+
+class TimersFull(Exception):
+    """:data:`MAX_TIMERS` timers are kept already."""
+
+
+class _Saved(BaseModel):
+    """One entry of the file, as it must be to be kept."""
+
+    model_config = ConfigDict(strict=True, allow_inf_nan=False)
+
+    id: str = Field(min_length=1, max_length=64)
+    seconds: float = Field(ge=0, le=MAX_SECONDS)
+    ends: float
+    lang: str = Field(min_length=1, max_length=16)
 
 
 @dataclass(frozen=True)
@@ -52,6 +84,9 @@ class Timers:
         self._changed = asyncio.Event()
 
     def start(self, seconds: float, lang: str) -> Timer:
+        """A new timer, saved; :class:`TimersFull` once :data:`MAX_TIMERS` are kept."""
+        if len(self._timers) >= MAX_TIMERS:
+            raise TimersFull(f"{len(self._timers)} timers are kept already")
         timer = Timer(new_id(), seconds, self._clock() + seconds, lang)
         self._timers[timer.id] = timer
         self._changed_now()
@@ -93,15 +128,56 @@ class Timers:
         self._changed.set()
 
     def _load(self) -> list[Timer]:
-        if self.path is None:
+        """The saved timers that are valid, the soonest :data:`MAX_TIMERS` of them; each one
+        dropped, and a file that cannot be read at all, is a warning."""
+        if self.path is None or not os.path.lexists(self.path):
             return []
         try:
-            return [Timer(**entry) for entry in json.loads(self.path.read_text("utf-8"))]
-        except FileNotFoundError:
+            if self.path.is_dir():  # read_regular would open it, then fail to wrap the fd
+                raise ConfigError(f"{self.path}: not a regular file")
+            data = json.loads(read_regular(self.path, MAX_FILE))
+        except ConfigError as exc:  # not a regular file, too large, unreadable: it names it
+            log.warning("ignoring the saved timers: %s", exc)
             return []
-        except (OSError, ValueError, TypeError) as exc:
-            log.warning("ignoring the saved timers in %s: %s", self.path, exc)
+        except OSError as exc:
+            log.warning("ignoring the saved timers: %s: %s", self.path, exc.strerror or exc)
             return []
+        except (ValueError, RecursionError) as exc:  # not JSON (or not UTF-8)
+            log.warning("ignoring the saved timers in %s: %s", self.path, exc or "too deep")
+            return []
+        if not isinstance(data, list):
+            log.warning("ignoring the saved timers in %s: not a list", self.path)
+            return []
+        kept = []
+        for number, entry in enumerate(data, 1):
+            timer = self._checked(entry)
+            if isinstance(timer, str):
+                name = f" ({entry['id']})" if isinstance(entry, dict) and "id" in entry else ""
+                log.warning("%s: dropped entry %d%s: %s", self.path, number, name, timer)
+                continue
+            kept.append(timer)
+        kept.sort(key=lambda t: t.ends)
+        if len(kept) > MAX_TIMERS:
+            log.warning(
+                "%s: %d timers, the %d ending last dropped (at most %d are kept)",
+                self.path, len(kept), len(kept) - MAX_TIMERS, MAX_TIMERS,
+            )
+        return kept[:MAX_TIMERS]
+
+    def _checked(self, entry: Any) -> Timer | str:
+        """One saved entry as a timer, or what is wrong with it."""
+        if not isinstance(entry, dict):
+            return f"not an object but {type(entry).__name__}"
+        try:
+            saved = _Saved.model_validate(entry)
+        except ValidationError as exc:
+            return "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'entry'}: {e['msg']}"
+                for e in exc.errors()
+            )
+        if saved.ends > self._clock() + MAX_SECONDS:
+            return f"ends: more than {MAX_SECONDS:,.0f} s from now"
+        return Timer(saved.id, saved.seconds, saved.ends, saved.lang)
 
     def _save(self) -> None:
         if self.path is None:

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from services.dialogue.requests import MAX_QUESTION
 from tests.helpers import llm_chunks as c
 from tests.helpers.dialogue_stack import Stack, fresh, running
 from tests.helpers.tool_executor import tool
@@ -199,3 +200,17 @@ def test_health_and_openapi(brain: Stack) -> None:
         "request_id",
         "text",
     ]
+
+
+def test_a_question_longer_than_the_dialogue_reads_is_a_413_that_says_so(brain: Stack) -> None:
+    """The cap is the dialogue's, the one place where every route meets: /ask refuses what
+    the chat route and ``desktop-assistant ask`` refuse, with the same words."""
+    response = ask(brain, "x" * (MAX_QUESTION + 1), request_id="too-long")
+    assert response.status_code == 413
+    assert response.json() == {
+        "error": f"the question is {MAX_QUESTION + 1:,} characters long, more than the "
+        f"{MAX_QUESTION:,} the assistant reads: ask it in fewer words"
+    }
+    brain.llm.script(c.text("Read."))
+    assert ask(brain, "y" * MAX_QUESTION, request_id="at-most").json()["conversation"] == "Read."
+    assert [len(r["messages"][-1]["content"]) for r in brain.llm.requests] == [MAX_QUESTION]

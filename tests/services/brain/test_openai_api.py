@@ -13,6 +13,8 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
+from services.brain.openai_api import MAX_CHAT_BODY
+from services.dialogue.requests import MAX_QUESTION
 from tests.helpers import llm_chunks as c
 from tests.helpers.dialogue_stack import Stack, fresh
 
@@ -256,3 +258,53 @@ def test_a_long_chat_is_accepted_though_only_its_last_message_is_asked(brain: St
     )
     assert completion.choices[0].message.content == "Still here."
     assert sent(brain.llm.requests[0]) == [("user", "Are you there?")]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_a_question_longer_than_the_dialogue_reads_is_refused_in_openai_shape(
+    brain: Stack, stream: bool
+) -> None:
+    """100,000 characters went to the LLM whole; now the dialogue's cap, the one every route
+    meets (/ask's too), refuses it before the LLM, as a 413 the SDK raises."""
+    with pytest.raises(openai.APIStatusError) as refused:
+        client(brain).chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "x" * 100_000}], stream=stream
+        )
+    assert refused.value.status_code == 413
+    assert refused.value.body == {
+        "message": f"the question is 100,000 characters long, more than the {MAX_QUESTION:,} "
+        "the assistant reads: ask it in fewer words",
+        "type": "invalid_request_error",
+        "param": None,
+        "code": None,
+    }
+    assert brain.llm.requests == []
+
+
+def test_a_body_of_millions_of_characters_is_refused_at_once_and_nothing_stalls(
+    brain: Stack,
+) -> None:
+    """3.9 M characters (a body under the chat route's 4 MiB) froze the dialogue for 2.4 s:
+    missed heartbeats, and /health/ready said 503. Bodies past 4 MiB are refused unread."""
+    question = {"role": "user", "content": "x" * 3_900_000}
+    started = time.monotonic()
+    response = httpx.post(
+        f"{brain.url}/v1/chat/completions",
+        json={"model": "m", "messages": [question]},
+        headers={"Authorization": f"Bearer {TOKEN}"},
+        timeout=30,
+    )
+    assert time.monotonic() - started < 2.0
+    assert response.status_code == 413
+    assert "3,900,000 characters long" in response.json()["error"]["message"]
+    ready = httpx.get(f"{brain.url}/health/ready", headers=brain.headers, timeout=5)
+    assert ready.status_code == 200 and ready.json()["services"]["dialogue"] == "ready"
+    oversized = httpx.post(
+        f"{brain.url}/v1/chat/completions",
+        content=b'{"messages": [{"role": "user", "content": "' + b"x" * MAX_CHAT_BODY + b'"}]}',
+        headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
+        timeout=30,
+    )
+    assert oversized.status_code == 413
+    assert oversized.json()["error"]["message"] == f"request body larger than {MAX_CHAT_BODY} bytes"
+    assert brain.llm.requests == []

@@ -7,6 +7,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from bus.client import Bus
@@ -74,8 +75,11 @@ class Harness:
         speculative: bool = True,
         intents: str = "off",
         later: Later = loop_later,
+        state: Path | None = None,
     ) -> None:
         self.endpoints = endpoints
+        self.state = state
+        """The state folder (timers, history); None: nothing is kept on disk."""
         self.later = later
         self.barrier = barrier
         self.tools = tools
@@ -131,7 +135,7 @@ class Harness:
             self._tasks.append(asyncio.ensure_future(self.executor.serve()))
         dialogue_bus = self._bus(DIALOGUE)
         self.service = DialogueService(
-            dialogue_bus, self.settings, rng=random.Random(7), later=self.later
+            dialogue_bus, self.settings, rng=random.Random(7), later=self.later, state=self.state
         )
         self._tasks.append(asyncio.ensure_future(self.service.run()))
         # degraded: the start-up check found no LLM server (some tests have none)
