@@ -34,8 +34,9 @@ from bus.client import Bus
 from bus.message import new_id
 from bus.messages import Heartbeat, Reply, TraceMark, Transcript
 from services.names import DIALOGUE, SPEAKER, TOOLS
-from tests.conftest import ConfigFolder, wait_broker
+from tests.conftest import ConfigFolder
 from tests.helpers import llm_chunks as c
+from tests.helpers.broker import wait_broker
 from tests.helpers.processes import Process
 from tests.helpers.tool_executor import tool
 

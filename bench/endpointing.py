@@ -35,11 +35,11 @@ from typing import Any
 
 import numpy as np
 
-from services.mic.endpointing import TurnModel
+from hearing.endpointing import TurnModel
+from hearing.segmenter import Began, Ended, Paused, Segmenter
+from hearing.smart_turn import SmartTurn
+from hearing.vad import FRAME, RATE, load_scorer, to_float
 from services.mic.resumption import RESUME_WINDOW
-from services.mic.segmenter import Began, Ended, Paused, Segmenter
-from services.mic.smart_turn import SmartTurn
-from services.mic.vad import FRAME, RATE, load_scorer, to_float
 from settings.schema import VadConfig
 from tests.helpers.pauses import split
 

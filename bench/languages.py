@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from services.mic.convert import decode_file
+from hearing.convert import decode_file
 from services.stt.embedded import EmbeddedWhisper
 from settings.schema import WhisperConfig
 from tests.helpers.speech import spoken

@@ -27,8 +27,8 @@ import numpy as np
 
 from bus.client import Bus
 from bus.messages import Transcript
-from services.mic.convert import decode_file
-from services.mic.vad import FRAME, RATE, load_scorer, to_float
+from hearing.convert import decode_file
+from hearing.vad import FRAME, RATE, load_scorer, to_float
 from services.names import STT
 from settings.schema import VadConfig, WhisperConfig
 from tests.helpers.service_stack import Stack, wait_state

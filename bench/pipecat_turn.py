@@ -38,7 +38,7 @@ from bench.endpointing import (
     perfect,
     turns,
 )
-from services.mic.vad import RATE
+from hearing.vad import RATE
 from settings.schema import VadConfig
 from tests.helpers.pauses import split
 from tests.helpers.processes import ROOT

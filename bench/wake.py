@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from bench.wake_audio import ESPEAK_VOICES, NOISES, espeak, hour_without_word, kokoro, mixed
-from services.mic.denoise import Denoiser
-from services.mic.vad import FRAME, RATE
-from services.mic.wake import REFRACTORY, WakeDetector
+from hearing.denoise import Denoiser
+from hearing.vad import FRAME, RATE
+from hearing.wake import REFRACTORY, WakeDetector
 from settings.schema import WakeConfig
 from tests.helpers.speech import speech_bounds
 

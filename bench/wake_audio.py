@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from services.mic.convert import decode_file
-from services.mic.vad import RATE
+from hearing.convert import decode_file
+from hearing.vad import RATE
 from tests.helpers.speech import CACHE, _kokoro, write_wav
 
 FOLDER = CACHE / "wake-bench"

@@ -36,7 +36,7 @@ from services.base import Service
 from settings.schema import Config, WakeConfig
 
 if TYPE_CHECKING:
-    from services.mic.wake import WakeDetector
+    from hearing.wake import WakeDetector
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +138,7 @@ def wake_factory(config: WakeConfig) -> Callable[[], WakeDetector] | None:
     """A new wake word detector per stream (each keeps its stream's state), or None
     when the mic's wake word is not installed here (the model must load)."""
     try:
-        from services.mic.wake import WakeDetector as MicWakeDetector
+        from hearing.wake import WakeDetector as MicWakeDetector
 
         MicWakeDetector(config)
     except Exception as exc:  # not installed, or the model cannot load: no wake word

@@ -84,7 +84,7 @@ def check_mic_parts(config: Config) -> list[Check]:
 
 
 def _check_wake(config: Config) -> Check:
-    from services.mic.wake import PACKAGE, WakeDetector, WakeWordMissing
+    from hearing.wake import PACKAGE, WakeDetector, WakeWordMissing
 
     try:
         detector = WakeDetector(config.wake)
@@ -105,7 +105,7 @@ def _check_wake(config: Config) -> Check:
 
 
 def _check_turn_model(config: Config) -> Check:
-    from services.mic.smart_turn import PACKAGE, SmartTurnMissing, model_path
+    from hearing.smart_turn import PACKAGE, SmartTurnMissing, model_path
 
     try:
         path = model_path()

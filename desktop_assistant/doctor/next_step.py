@@ -7,7 +7,7 @@ from bus.messages import Heartbeat
 from desktop_assistant.doctor import local
 from desktop_assistant.doctor.remote import heartbeat_checks
 from desktop_assistant.doctor.result import Check
-from services.mic.wake import WakeDetector, WakeWordMissing
+from hearing.wake import WakeDetector, WakeWordMissing
 from services.names import DIALOGUE, MIC
 from settings import Config
 

@@ -14,7 +14,6 @@ from bus.messages import Error, Speculation, TraceMark
 from services.dialogue.history import Sessions
 from services.dialogue.llm import LLMClient, LLMError
 from services.dialogue.phrases import apology
-from services.dialogue.sentences import SentenceSplitter
 from services.dialogue.settings import TurnSettings
 from services.dialogue.speech import Speech
 from services.dialogue.textcalls import may_be_call, parse_text_calls
@@ -22,6 +21,7 @@ from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.toolcalls import ToolCallAssembler, ToolCallRequest
 from services.names import DIALOGUE
+from speaking.sentences import SentenceSplitter
 
 log = logging.getLogger(__name__)
 

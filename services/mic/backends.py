@@ -6,12 +6,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from hearing.endpointing import TurnModel, load_turn_model
+from hearing.vad import SpeechScorer, load_scorer
+from hearing.wake import WakeDetector, WakeWordMissing
 from services.heap import give_back_freed_memory
 from services.mic.earcon import Earcon
 from services.mic.echo import EchoCanceller
-from services.mic.endpointing import TurnModel, load_turn_model
-from services.mic.vad import SpeechScorer, load_scorer
-from services.mic.wake import WakeDetector, WakeWordMissing
 from settings.schema import Config
 
 log = logging.getLogger(__name__)

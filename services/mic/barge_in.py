@@ -12,10 +12,10 @@ import logging
 
 from bus.client import Bus
 from bus.messages import BargeIn, Interrupted, Speaking, SpeakRequest
+from hearing.vad import RATE
 from services.mic.echo import EchoCanceller
 from services.mic.gate import Gate
 from services.mic.own_voice import OwnVoice
-from services.mic.vad import RATE
 
 log = logging.getLogger(__name__)
 

@@ -18,10 +18,10 @@ from typing import Any
 import sounddevice as sd
 
 from bus.ratelimit import RateLimitedLog
-from services.mic.convert import ToSpeechFormat
+from hearing.convert import ToSpeechFormat
+from hearing.vad import RATE
 from services.mic.monitor import SERVER_DEVICE, server_source
 from services.mic.sources import Block
-from services.mic.vad import RATE
 
 log = logging.getLogger(__name__)
 overruns = RateLimitedLog(log, interval=30.0)

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from hearing.speex import SpeexCanceller
 from services.mic.double_talk import DoubleTalk
 from services.mic.echo_delay import EchoDelay
 from services.mic.echo_timeline import LOUD, RATE, Reference, SampleClock
 from services.mic.echo_trust import EchoTrust
-from services.mic.speex import SpeexCanceller
 
 __all__ = ["FRAME", "HOLD", "RATE", "EchoCanceller"]
 

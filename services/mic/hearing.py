@@ -8,12 +8,12 @@ from collections.abc import AsyncIterator
 
 from bus.client import Bus
 from bus.messages import ListenClosed, Played
+from hearing.vad import RATE
 from services.mic.backends import Backends
 from services.mic.barge_in import BargeIns
 from services.mic.gate import Gate
 from services.mic.sources import Block
 from services.mic.turns import Turns
-from services.mic.vad import RATE
 from services.mic.wake_word import WakeWord
 from settings.schema import VadConfig
 

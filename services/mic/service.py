@@ -27,11 +27,11 @@ from bus.messages import (
     SpeculativeTranscript,
     TurnDropped,
 )
+from hearing.convert import AudioFileError
 from services.base import Service
 from services.mic.backends import Backends, load_backends
 from services.mic.barge_in import BargeIns
 from services.mic.card import capture
-from services.mic.convert import AudioFileError
 from services.mic.gate import Gate
 from services.mic.hearing import Hearing
 from services.mic.monitor import MONITOR, report_monitor

@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.mic.convert import decode_file
-from services.mic.vad import FRAME, RATE
+from hearing.convert import decode_file
+from hearing.vad import FRAME, RATE
 
 log = logging.getLogger(__name__)
 

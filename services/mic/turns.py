@@ -9,12 +9,12 @@ import logging
 from bus.client import Bus
 from bus.message import new_id
 from bus.messages import SpeculativeTranscript, SpeechEnded, SpeechStarted, TurnDropped, Utterance
+from hearing.endpointing import TurnModel
+from hearing.segmenter import Began, Ended, Event, Paused, Segmenter
+from hearing.vad import FRAME, RATE, SpeechScorer, to_float
 from services.mic.barge_in import BargeIns
-from services.mic.endpointing import TurnModel
 from services.mic.gate import Gate
-from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
 from services.mic.sources import Block
-from services.mic.vad import FRAME, RATE, SpeechScorer, to_float
 from settings.schema import VadConfig
 
 log = logging.getLogger(__name__)

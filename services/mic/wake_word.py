@@ -1,4 +1,4 @@
-"""What the wake word does once the detector (``services/mic/wake.py``) hears it: it
+"""What the wake word does once the detector (``hearing/wake.py``) hears it: it
 interrupts the assistant while it speaks, or opens the mic, and either way starts the
 turn of the question that follows (``WakeWordHeard``, and the earcon).
 
@@ -13,12 +13,12 @@ import logging
 from bus.client import Bus
 from bus.message import new_id
 from bus.messages import WakeWordHeard
+from hearing.wake import AFTER_SEARCH, RATE, WakeDetector, after_word
 from services.mic.barge_in import BargeIns
 from services.mic.earcon import Earcon
 from services.mic.gate import Gate
 from services.mic.sources import Block
 from services.mic.turns import Turns
-from services.mic.wake import AFTER_SEARCH, RATE, WakeDetector, after_word
 
 log = logging.getLogger(__name__)
 

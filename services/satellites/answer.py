@@ -20,10 +20,10 @@ from wyoming.event import Event
 from wyoming.tts import Synthesize
 
 from bus.messages import Reply, TextPiece
-from services.dialogue.sentences import SentenceSplitter
 from services.phrases import cannot_go
 from services.satellites.bridge import SatelliteBridge
-from services.speaker.volume import Volume
+from speaking.sentences import SentenceSplitter
+from speaking.volume import Volume
 
 log = logging.getLogger(__name__)
 

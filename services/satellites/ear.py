@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from services.mic.endpointing import TurnModel
-from services.mic.segmenter import Began, Ended, Segmenter
-from services.mic.vad import FRAME, RATE, SpeechScorer, to_float
-from services.mic.wake import WakeDetector
+from hearing.endpointing import TurnModel
+from hearing.segmenter import Began, Ended, Segmenter
+from hearing.vad import FRAME, RATE, SpeechScorer, to_float
+from hearing.wake import WakeDetector
 from settings.schema import VadConfig
 
 

@@ -41,9 +41,9 @@ from services.phrases import apology
 from services.satellites.answer import Answer, Send
 from services.satellites.bridge import BridgeError, SatelliteBridge
 from services.satellites.ear import Began, Ear, Ended, Woke
-from services.speaker.volume import Volume
 from services.wyoming_wire import MAX_LINE, BadFrame, EventReader, check
 from settings.schema import SatelliteConfig
+from speaking.volume import Volume
 
 log = logging.getLogger(__name__)
 

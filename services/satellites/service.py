@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING
 from bus.client import Bus
 from services.heap import give_back_freed_memory
 from services.satellites.bridge import SatelliteBridge
-from services.speaker.volume import Volume, VolumeStore
 from services.speech_bridge import voice_languages, wake_factory
 from settings import Config
 from settings.schema import WakeConfig
 from settings.state import state_dir
+from speaking.volume import Volume, VolumeStore
 
 if TYPE_CHECKING:
-    from services.mic.wake import WakeDetector
+    from hearing.wake import WakeDetector
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +43,8 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
         await asyncio.Event().wait()
     # Here, not at the top: with no satellite (the default) the process idles without numpy,
     # the models' code and the Wyoming client (28 MB of RSS).
-    from services.mic.endpointing import load_turn_model
-    from services.mic.vad import load_scorer
+    from hearing.endpointing import load_turn_model
+    from hearing.vad import load_scorer
     from services.satellites.ear import Ear
     from services.satellites.link import SatelliteLink
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from services.phrases import cannot_go
-from services.speaker.volume import Volume
+from speaking.volume import Volume
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ from services.runner import ServiceMain, load_in_thread
 from services.speaker.service import Speaker
 from services.speaker.synthesis import Synthesizer
 from services.speaker.voices import VoiceError
-from services.speaker.volume import Volume, VolumeStore, state_path
 from settings import Config
+from speaking.volume import Volume, VolumeStore, state_path
 
 log = logging.getLogger(__name__)
 

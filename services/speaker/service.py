@@ -40,8 +40,8 @@ from services.speaker.reference import Reference
 from services.speaker.synthesis import Job, Line, LineEnd, SynthesisWorker, Synthesizer, TurnEnd
 from services.speaker.tracing import trace_start
 from services.speaker.turns import Turns
-from services.speaker.volume import Volume
 from settings.schema import AudioConfig
+from speaking.volume import Volume
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from services.speaker.pcm import (
 )
 from services.speaker.playback import PlaybackQueue, Segment
 from services.speaker.voices import LanguageUnavailable
-from services.speaker.volume import Volume
+from speaking.volume import Volume
 
 log = logging.getLogger(__name__)
 

@@ -63,7 +63,7 @@ HEADER_TIMEOUT = FRAME_TIMEOUT
 
 
 class WakeDetector(Protocol):
-    """The mic's wake word detector (``services.mic.wake``), one per ``detect``."""
+    """The mic's wake word detector (``hearing.wake``), one per ``detect``."""
 
     model: str
 

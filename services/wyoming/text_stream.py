@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
-from services.dialogue.sentences import SentenceSplitter
 from services.wyoming.audio_out import AudioOut
 from services.wyoming.errors import ClientError
+from speaking.sentences import SentenceSplitter
 
 MAX_TEXT = 10_000
 """Characters of text one synthesis takes (a reply is a few hundred)."""

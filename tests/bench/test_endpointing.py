@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bench.endpointing import answered_apart
+from hearing.vad import RATE
 from services.mic.resumption import RESUME_WINDOW
-from services.mic.vad import RATE
 
 
 def test_a_cut_is_answered_in_two_only_when_the_rest_comes_after_the_answer() -> None:

@@ -8,7 +8,7 @@ import numpy as np
 
 from bench.endpointing import LEAD
 from bench.pipecat_turn import summary
-from services.mic.vad import RATE
+from hearing.vad import RATE
 
 
 def test_two_turns_in_a_paused_clip_are_a_cut_and_delays_run_from_the_speech_end() -> None:

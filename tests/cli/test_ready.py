@@ -21,7 +21,7 @@ from desktop_assistant.commands.ready import say
 from desktop_assistant.doctor import local, next_step
 from desktop_assistant.doctor.remote import expected_services
 from desktop_assistant.doctor.result import Check
-from services.mic.wake import WakeWordMissing
+from hearing.wake import WakeWordMissing
 from settings import Config
 from tests.conftest import ConfigFolder
 from tests.helpers import llm_chunks as c

@@ -113,7 +113,7 @@ def at_16k(samples: np.ndarray, rate: int) -> np.ndarray:
     Not by linear interpolation: without a low-pass filter, Kokoro's 24 kHz sibilants fold
     down into the band Whisper listens to, and tiny.en heard "switched off" as "sweet dog".
     """
-    from services.mic.convert import ToSpeechFormat
+    from hearing.convert import ToSpeechFormat
 
     pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
     convert = ToSpeechFormat(rate, 1)

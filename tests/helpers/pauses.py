@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from services.mic.convert import decode_file
+from hearing.convert import decode_file
 from tests.helpers.speech import speech_bounds, spoken
 
 RATE = 16000

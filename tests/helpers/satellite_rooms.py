@@ -16,7 +16,7 @@ from typing import Any
 
 from bus.client import Bus
 from bus.messages import Heartbeat
-from services.mic.convert import decode_file
+from hearing.convert import decode_file
 from tests.helpers.busrun import with_buses
 from tests.helpers.hearing import transcribe
 from tests.helpers.llm_server import ScriptedLLM

@@ -18,10 +18,10 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
+from hearing.segmenter import Began, Segmenter
+from hearing.vad import FRAME, RATE, load_scorer, to_float
 from services.mic.barge_in import onset_min_speech
 from services.mic.echo import EchoCanceller
-from services.mic.segmenter import Began, Segmenter
-from services.mic.vad import FRAME, RATE, load_scorer, to_float
 from settings.schema import VadConfig
 from tests.helpers.room import Room
 from tests.helpers.speech import read_wav, spoken

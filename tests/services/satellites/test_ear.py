@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from services.mic.segmenter import Ended
-from services.mic.smart_turn import SmartTurn
-from services.mic.vad import load_scorer
+from hearing.segmenter import Ended
+from hearing.smart_turn import SmartTurn
+from hearing.vad import load_scorer
 from services.satellites.ear import Ear
 from settings.schema import VadConfig
 from tests.helpers.pauses import RATE, speech16, split

@@ -10,8 +10,8 @@ import numpy as np
 from services.speaker.pcm import Samples
 from services.speaker.playback import Segment
 from services.speaker.synthesis import Job, Line, SynthesisWorker
-from services.speaker.volume import Volume
 from services.tts.kokoro_voice import KokoroVoice
+from speaking.volume import Volume
 from tests.helpers.speaker import Recorded
 
 

@@ -11,7 +11,7 @@ import pytest
 from bus.client import Bus
 from bus.message import new_id
 from bus.messages import Error, SpeakRequest, SpeculativeTranscript, Transcript, Utterance
-from services.mic.convert import decode_file
+from hearing.convert import decode_file
 from tests.helpers.busrun import with_buses
 from tests.helpers.ports import free_port
 from tests.helpers.processes import Process

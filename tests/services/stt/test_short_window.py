@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from services.mic.convert import decode_file
+from hearing.convert import decode_file
 from services.stt.embedded import EmbeddedWhisper
 from services.stt.scoring import loops
 from services.stt.short_window import ShortWindow

@@ -22,10 +22,10 @@ from bus.messages import Error, Speaking, SpeakRequest, Spoken, SynthesizeReques
 from services.speaker.service import Speaker
 from services.speaker.synthesis import Job, Line, SynthesisWorker
 from services.speaker.voices import LanguageUnavailable
-from services.speaker.volume import Volume, VolumeStore
 from services.tts.japanese import PYOPENJTALK
 from services.tts.kokoro_voice import KokoroVoice, load_kokoro
 from settings import Config
+from speaking.volume import Volume, VolumeStore
 from tests.helpers.busrun import with_buses
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speaker import CACHE, Recorded

@@ -32,7 +32,7 @@ from bus.message import Message, new_id
 from bus.messages import Error as BusError
 from bus.messages import Heartbeat, SpeakRequest, Utterance
 from bus.messages import Transcript as BusTranscript
-from services.mic.convert import decode_file
+from hearing.convert import decode_file
 from tests.helpers import llm_chunks
 from tests.helpers.busrun import with_buses
 from tests.helpers.hearing import at_16k, transcribe

@@ -25,7 +25,7 @@ WAKE = (f'[listen]\nmode = "wake"\nfollow_up = {FOLLOW_UP}\n[wake]\nearcon = tru
         # Questions must reach the LLM, not a local intent ("set a timer" is one).
         '[intents]\nmode = "off"\n')
 WORD = "Okay Nabu."
-# Kokoro's jf_alpha saying these is not taken for the word (tests/services/mic/test_wake.py).
+# Kokoro's jf_alpha saying these is not taken for the word (tests/hearing/test_wake.py).
 IGNORED = "Tell me a joke about computers."
 QUESTION = "What is the weather like in Rome tomorrow?"
 FOLLOW = "Set a timer for ten minutes."

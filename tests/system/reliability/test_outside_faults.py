@@ -19,7 +19,7 @@ import pytest
 
 from bus.message import new_id
 from bus.messages import Error, Reply, SpeakRequest, Spoken, Transcript, Utterance
-from services.mic.convert import decode_file
+from hearing.convert import decode_file
 from tests.helpers import llm_chunks as c
 from tests.helpers.assistant import Assistant, Recorder
 from tests.helpers.llm_server import ScriptedLLM

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from services.mic.denoise import Denoiser
+from hearing.denoise import Denoiser
 from settings.schema import WakeConfig
 
 RATE = 16000

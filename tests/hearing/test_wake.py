@@ -10,9 +10,9 @@ import numpy as np
 import pymicro_wakeword
 import pytest
 
-from services.mic.convert import decode_file
-from services.mic.vad import FRAME
-from services.mic.wake import AFTER_SEARCH, WakeDetector, after_word
+from hearing.convert import decode_file
+from hearing.vad import FRAME
+from hearing.wake import AFTER_SEARCH, WakeDetector, after_word
 from settings.schema import WakeConfig
 from tests.helpers.pauses import RATE, split
 from tests.helpers.speech import spoken

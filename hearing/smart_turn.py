@@ -16,8 +16,8 @@ from types import ModuleType
 
 import numpy as np
 
-from services.mic.packages import package_file
-from services.mic.vad import RATE, to_float
+from hearing.packages import package_file
+from hearing.vad import RATE, to_float
 
 MODEL = Path("audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx")
 """Where the model lies inside the ``pipecat`` package."""

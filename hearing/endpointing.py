@@ -9,7 +9,7 @@ may end there when it is confident enough (``[vad] end_of_turn_threshold``); oth
 the turn waits up to ``[vad] silence``. With ``end_of_turn = "model+text"`` the words
 have a say too: the turn ends only once the STT's guess of the audio up to this pause
 has come, does not stop mid-sentence and was not left open by the STT
-(``services/mic/unfinished.py``). Waiting for the guess costs next to nothing: the
+(``hearing/unfinished.py``). Waiting for the guess costs next to nothing: the
 answer is made from that same transcript. When the guess does stop mid-sentence the
 turn waits longer than ``[vad] silence`` (``UNFINISHED_WAIT``): a person waits out a
 long pause after "what is the capital of".
@@ -22,8 +22,8 @@ import logging
 from collections.abc import Callable
 from typing import Literal
 
-from services.mic.unfinished import dangling, left_open
-from services.mic.vad import RATE
+from hearing.unfinished import dangling, left_open
+from hearing.vad import RATE
 from settings.schema import VadConfig
 
 log = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def load_turn_model(vad: VadConfig) -> TurnModel | None:
     """The end-of-turn model ``[vad] end_of_turn`` asks for, loaded once (None: silence)."""
     if vad.end_of_turn == "silence":
         return None
-    from services.mic.smart_turn import SmartTurn, SmartTurnMissing
+    from hearing.smart_turn import SmartTurn, SmartTurnMissing
 
     try:
         return SmartTurn()

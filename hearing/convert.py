@@ -9,7 +9,7 @@ import av
 import numpy as np
 from av.audio.resampler import AudioResampler
 
-from services.mic.vad import RATE
+from hearing.vad import RATE
 
 
 class ToSpeechFormat:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.mic.unfinished import dangling, left_open
+from hearing.unfinished import dangling, left_open
 
 
 @pytest.mark.parametrize(("text", "lang"), [

@@ -51,7 +51,7 @@ class OnnxScorer:
     def __init__(self) -> None:
         import onnxruntime
 
-        from services.mic.packages import package_file
+        from hearing.packages import package_file
 
         options = onnxruntime.SessionOptions()
         options.inter_op_num_threads = 1

@@ -9,7 +9,7 @@ import pytest
 
 from services.phrases import CANNOT_GO, cannot_go
 from services.speaker.control import apply_controls
-from services.speaker.volume import Volume, VolumeStore, state_path
+from speaking.volume import Volume, VolumeStore, state_path
 
 UP = {"type": "adjust_volume", "direction": "up"}
 DOWN = {"type": "adjust_volume", "direction": "down"}

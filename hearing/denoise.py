@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ctypes
 
-from services.mic import speex
+from hearing import speex
 
 FRAME = 160
 """Samples per run: 10 ms at 16 kHz, the detector's own feature step."""

@@ -4,7 +4,7 @@ Pure bookkeeping in sample positions, no clocks and no bus, so it is the
 same for a live card and for a replayed file. An utterance starts at the
 first voiced frame (with ``pre_roll`` of audio from before it), is announced
 once it holds ``min_speech`` of voiced audio, and ends when the endpointer
-says the pause ends the turn (``services/mic/endpointing.py``: a short pause the
+says the pause ends the turn (``hearing/endpointing.py``: a short pause the
 end-of-turn model finds complete, else ``silence``) or at ``max_utterance``.
 When the silence starts, a speculative copy of the utterance is offered
 (``Paused``); when the turn ends without speech resuming, the final utterance
@@ -17,8 +17,8 @@ from __future__ import annotations
 import collections
 from dataclasses import dataclass
 
-from services.mic.endpointing import Endpointer, TurnModel
-from services.mic.vad import FRAME, RATE
+from hearing.endpointing import Endpointer, TurnModel
+from hearing.vad import FRAME, RATE
 from settings.schema import VadConfig
 
 HYSTERESIS = 0.15

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.dialogue.sentences import SentenceSplitter
+from speaking.sentences import SentenceSplitter
 
 
 def split(text: str, **kwargs: int) -> list[str]:

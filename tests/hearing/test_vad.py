@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from services.mic.convert import decode_file
-from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
-from services.mic.vad import FRAME, RATE, SpeechScorer, load_scorer, to_float
+from hearing.convert import decode_file
+from hearing.segmenter import Began, Ended, Event, Paused, Segmenter
+from hearing.vad import FRAME, RATE, SpeechScorer, load_scorer, to_float
 from settings.schema import VadConfig
 from tests.helpers.speech import speech_bounds, spoken
 

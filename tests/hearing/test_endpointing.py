@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from services.mic.endpointing import UNFINISHED_WAIT
-from services.mic.segmenter import Began, Ended, Event, Paused, Segmenter
-from services.mic.vad import FRAME, RATE
+from hearing.endpointing import UNFINISHED_WAIT
+from hearing.segmenter import Began, Ended, Event, Paused, Segmenter
+from hearing.vad import FRAME, RATE
 from settings.schema import VadConfig
 
 VAD = VadConfig(silence=1.2, short_silence=0.2, end_of_turn="model", pre_roll=0.3,
@@ -213,8 +213,8 @@ def test_without_the_model_file_turns_end_after_the_long_silence(
     and its turns end at ``[vad] silence`` instead of at the model's short pause."""
     import importlib.util
 
-    from services.mic import smart_turn
-    from services.mic.endpointing import load_turn_model
+    from hearing import smart_turn
+    from hearing.endpointing import load_turn_model
 
     real = importlib.util.find_spec
     monkeypatch.setattr(

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bus.messages import Utterance
-from services.mic.smart_turn import SmartTurn
+from hearing.smart_turn import SmartTurn
 from settings.schema import VadConfig
 from tests.conftest import ConfigFolder
 from tests.helpers.mic_replay import replayed
@@ -98,8 +98,8 @@ def test_the_models_load_without_faster_whisper_s_runtime() -> None:
     """Only faster-whisper's numpy feature code and its Silero file are used: its package
     would bring CTranslate2, PyAV and tokenizers into the mic (25 MB of RSS)."""
     probe = (
-        "import sys\nfrom services.mic.smart_turn import SmartTurn\nSmartTurn()\n"
-        "from services.mic.vad import OnnxScorer\nOnnxScorer()\n"
+        "import sys\nfrom hearing.smart_turn import SmartTurn\nSmartTurn()\n"
+        "from hearing.vad import OnnxScorer\nOnnxScorer()\n"
         "print(' '.join(n for n in ('faster_whisper', 'ctranslate2', 'av') if n in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=python_env(),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from services.mic.convert import decode_file
-from services.mic.denoise import Denoiser
+from hearing.convert import decode_file
+from hearing.denoise import Denoiser
 from tests.helpers.speech import spoken
 
 RATE = 16000
