@@ -86,13 +86,10 @@ def test_every_layer_imports_only_itself_and_the_layers_below() -> None:
 STILL_REACHING = {
     ("tts", "speaker"),
     ("tts_espeak", "speaker"),
-    ("wyoming", "stt"),
-    ("wyoming", "brain"),
 }
 """Service-to-service imports not yet moved down (issue 27): Kokoro and espeak-ng are the
-speaker's voices, to become ``speaker``'s own; the Wyoming server asks the STT which
-backend was chosen, and serves with the brain's listener. A pair leaves this set when
-its last import goes, and no pair joins it."""
+speaker's voices, to become ``speaker``'s own. A pair leaves this set when its last
+import goes, and no pair joins it."""
 
 
 def service_imports(path: Path) -> set[tuple[str, str]]:

@@ -147,30 +147,26 @@ def _check_output(sd: Any, wanted: str) -> Check:
 
 
 def check_stt(config: Config) -> list[Check]:
-    """The backend the STT service would choose (``services/stt/backends.py``)."""
-    from services.stt.backends import server_binary
+    """The backend the STT service would choose (``services/stt_choice.py``)."""
+    from services.stt_choice import choose
 
     whisper = config.whisper
     url = f"http://{whisper.host}:{whisper.port}"
-    if whisper.backend != "embedded":
-        running = _whisper_server_health(url)
-        if running:
-            return [Check("stt", True, f"whisper-server answers at {url} ({running})")]
-        binary = server_binary(whisper)
-        model_there = Path(whisper.model).is_file()
-        if binary and model_there:
-            return [Check("stt", True, f"whisper-server {binary} with {whisper.model}")]
-        if whisper.backend == "server":
-            missing = [] if binary else [f"no whisper-server binary {whisper.server!r}"]
-            missing += [] if model_there else [f"no model file {whisper.model}"]
-            return [
-                Check(
-                    "stt",
-                    False,
-                    f"backend server: nothing answers at {url}; {'; '.join(missing)}",
-                    'set [whisper] server and model, or backend = "auto"',
-                )
-            ]
+    running = _whisper_server_health(url) if whisper.backend != "embedded" else ""
+    choice = choose(whisper, answering=bool(running))
+    if choice.kind == "answering":
+        return [Check("stt", True, f"whisper-server answers at {url} ({running})")]
+    if choice.kind == "start":
+        return [Check("stt", True, f"whisper-server {choice.binary} with {whisper.model}")]
+    if choice.kind == "unavailable":
+        return [
+            Check(
+                "stt",
+                False,
+                f"backend server: nothing answers at {url}; {'; '.join(choice.missing)}",
+                'set [whisper] server and model, or backend = "auto"',
+            )
+        ]
     return [_check_embedded(whisper.embedded_model)]
 
 

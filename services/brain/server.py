@@ -16,26 +16,6 @@ from settings.schema import BrainConfig
 SHUTDOWN_GRACE = 5.0
 
 
-def listen(host: str, port: int) -> socket.socket:
-    """A listening TCP socket; OSError (with the address in its message) if it cannot be had."""
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
-        sock = socket.socket(family, kind, proto)
-    except OSError as exc:
-        raise OSError(f"cannot listen on {host}:{port}: {exc}") from None
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    sock.setblocking(False)
-    return sock
-
-
 class _Server(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:

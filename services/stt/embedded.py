@@ -14,7 +14,7 @@ import numpy as np
 from services.stt.engine import Recognized, SttFailed
 from services.stt.packaged import BASE_LABEL, MULTILINGUAL, model_folder
 from services.stt.short_window import Heard, ShortWindow
-from services.stt.text import iso_code
+from services.whisper_languages import iso_code
 from settings.schema import WhisperConfig
 
 log = logging.getLogger(__name__)

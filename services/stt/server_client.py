@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 
 from services.stt.engine import Recognized, SttFailed, SttUnavailable
-from services.stt.text import iso_code
+from services.whisper_languages import iso_code
 from settings.schema import WhisperConfig
 
 log = logging.getLogger(__name__)

@@ -33,6 +33,7 @@ from services.phrases import apology
 from services.stt.backends import open_backend
 from services.stt.engine import Backend, Recognized, SttFailed, SttUnavailable
 from services.stt.text import spoken_words
+from services.stt_choice import spoken_languages
 from settings.schema import Config
 
 log = logging.getLogger(__name__)
@@ -45,17 +46,10 @@ class Job:
     compute: float = 0.0
 
 
-def voice_languages(config: Config) -> list[str]:
-    """ISO codes of the languages the assistant can speak (``[voice.*]`` and the default):
-    the embedded recognizer chooses among these."""
-    codes = {table.lang.split("-")[0].lower() for table in config.voice.values()}
-    return sorted(codes | {config.audio.default_lang.split("-")[0].lower()})
-
-
 async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     """Open the backend of ``[whisper]``, then transcribe until stopped."""
     SpeechToText.subscribe(bus)  # now: utterances that come while the model loads wait
-    backend = await open_backend(config.whisper, bus.set_state, voice_languages(config))
+    backend = await open_backend(config.whisper, bus.set_state, spoken_languages(config))
     if backend.name == "embedded":
         bus.set_state("ready")
     stt = SpeechToText(

@@ -23,9 +23,7 @@ from wyoming.info import (
 )
 
 from services.speech_bridge import voice_languages
-from services.stt.backends import server_binary
-from services.stt.service import voice_languages as stt_voice_languages
-from services.stt.text import CODES
+from services.stt_choice import choose, recognized_languages
 from settings.schema import Config
 
 ATTRIBUTION = Attribution(name="desktop-assistant", url="")
@@ -40,38 +38,14 @@ def _version() -> str | None:
 
 def asr_model_name(config: Config) -> str:
     whisper = config.whisper
-    if uses_embedded(config):
+    if choose(whisper, answering=False).kind == "embedded":
         return f"faster-whisper {whisper.embedded_model}"
     return Path(whisper.model).stem
 
 
-def uses_embedded(config: Config) -> bool:
-    """Whether the STT runs the embedded model: as told, or for ``auto`` when no
-    whisper-server could be started here (one already answering is not asked)."""
-    whisper = config.whisper
-    if whisper.backend != "auto":
-        return whisper.backend == "embedded"
-    return server_binary(whisper) is None or not Path(whisper.model).is_file()
-
-
-def stt_languages(config: Config) -> list[str]:
-    """The languages the STT chooses among: the one ``[whisper] language`` names; for
-    ``auto``, those of the voices with the embedded model (English alone with an English-only
-    model), or all of Whisper's with whisper-server, which detects freely."""
-    language = config.whisper.language
-    if language != "auto":
-        return [language]
-    if not uses_embedded(config):
-        return sorted(CODES.values())
-    model = config.whisper.embedded_model
-    if model.endswith(".en"):
-        return ["en"]
-    return [code for code in stt_voice_languages(config) if code in CODES.values()]
-
-
 def describe(config: Config, wake: tuple[str, str] | None) -> Info:
     """The ``info`` event's content; ``wake``: the wake model's id and phrase, if any."""
-    languages = stt_languages(config)
+    languages = recognized_languages(config)
     version = _version()
     asr = AsrProgram(
         name="desktop-assistant-stt", description="Whisper, through the assistant's STT",

@@ -63,7 +63,7 @@ def prepare(config: Config, _: argparse.Namespace) -> ServiceMain:
         )
     # Here, not at the top: off (the default), the process idles without FastAPI and uvicorn,
     # which the brain's server module brings (10 MB of RSS).
-    from services.brain.server import listen
+    from services.sockets import listen
 
     try:
         sock = listen(settings.host, settings.port)

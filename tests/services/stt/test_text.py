@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from faster_whisper.tokenizer import _LANGUAGE_CODES
 
-from services.stt.text import CODES, iso_code, spoken_words
+from services.stt.text import spoken_words
+from services.whisper_languages import CODES, iso_code
 
 
 @pytest.mark.parametrize(
