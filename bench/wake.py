@@ -28,7 +28,7 @@ import numpy as np
 from bench.wake_audio import ESPEAK_VOICES, NOISES, espeak, hour_without_word, kokoro, mixed
 from hearing.denoise import Denoiser
 from hearing.vad import FRAME, RATE
-from hearing.wake import REFRACTORY, WakeDetector
+from hearing.wake import REFRACTORY, open_wake
 from settings.schema import WakeConfig
 from tests.helpers.speech import speech_bounds
 
@@ -143,7 +143,7 @@ def lags(window: int) -> list[float]:
     """End of the word to the detection (s, audio time), clean clips, as the mic feeds it."""
     out = []
     for _, speech in clips():
-        detector = WakeDetector(WakeConfig(window=window))
+        detector = open_wake(WakeConfig(window=window))
         audio = mixed(speech, None, None)
         pcm = (np.clip(audio, -1, 1) * 32767).astype("<i2").tobytes()
         for at in range(0, len(pcm), 2 * FRAME):

@@ -1,25 +1,21 @@
-"""The wake word: microWakeWord (``pymicro-wakeword``) on the mic's 16 kHz PCM16 frames.
+"""The wake word: one door for its engines, and where a question said after it starts.
 
-The engine turns every 10 ms of audio into spectral features and, every 30 ms,
-runs a small streaming TFLite model; the word is heard when the mean of its
-last ``window`` probabilities passes ``cutoff``. Nothing here leaves the
-process: the mic only opens (and publishes audio) after a detection.
-
-The detector hears the audio through speexdsp's noise suppressor: in steady room
-noise at 10 dB SNR it then hears more of the word (pink noise: 60 % of Kokoro's clips
-instead of 40 %), with no more false accepts and the same on clean speech
-(``python -m bench.wake``; it costs 0.08 % of a core more).
+:func:`open_wake` makes the detector ``[wake] engine`` names, from :data:`ENGINES`;
+the mic, the satellites, the Wyoming server, ``doctor`` and the benches all come through
+it. An engine is one module with a class that takes the ``[wake]`` table and has what
+:class:`WakeDetector` lists, plus its line in :data:`ENGINES` (``docs/architecture.md``
+shows one). Nothing here leaves the process: the mic only opens (and publishes audio)
+after a detection.
 """
 
 from __future__ import annotations
 
-import collections
-from pathlib import Path
-from typing import Any
+import importlib
+from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
 
-from hearing.denoise import Denoiser
 from settings.schema import WakeConfig
 
 RATE = 16000
@@ -50,60 +46,43 @@ def after_word(recent: bytes) -> bytes:
     return recent[2 * start :]
 
 
-PACKAGE = "pymicro-wakeword>=2.5"
-"""What hears the word: a dependency in ``pyproject.toml``, so missing only from a venv
-set up by hand or a platform without its wheel."""
-
-
 class WakeWordMissing(RuntimeError):
-    """The wake word package is not installed."""
+    """The wake word engine's package is not installed; the message names the fix."""
 
 
-class WakeDetector:
-    def __init__(self, config: WakeConfig) -> None:
-        try:
-            from pymicro_wakeword import MicroWakeWord, MicroWakeWordFeatures, Model
-        except ImportError as exc:
-            raise WakeWordMissing(
-                f"the wake word needs pymicro-wakeword, which is not installed ({exc}): run "
-                f"./bootstrap setup, or pip install '{PACKAGE}'"
-            ) from exc
+class WakeDetector(Protocol):
+    """What the mic, the satellites and the Wyoming server need of a wake word engine."""
 
-        if config.model.endswith(".json") or "/" in config.model:
-            self._model: Any = MicroWakeWord.from_config(Path(config.model).expanduser())
-        else:
-            self._model = MicroWakeWord.from_builtin(Model(config.model))
-        if config.cutoff:
-            self._model.probability_cutoff = config.cutoff
-        if config.window:
-            # The engine sizes its queue of probabilities once, when the model is built.
-            self._model.sliding_window_size = config.window
-            self._model._probabilities = collections.deque(maxlen=config.window)
-        self._features = MicroWakeWordFeatures()
-        self._denoise = Denoiser(RATE)
-        self.word: str = self._model.wake_word
-        """The phrase, as the model names it ("Okay Nabu")."""
-        self.model: str = self._model.id
-        self.position = 0
-        """Samples heard since the start (or the last :meth:`reset`)."""
-        self._quiet_until = 0
+    word: str
+    """The phrase, as the model names it ("Okay Nabu")."""
+    model: str
+    """The model's id, as ``describe`` and ``doctor`` list it."""
+    position: int
+    """Samples heard since the start (or the last :meth:`reset`)."""
 
     def hear(self, pcm: bytes) -> bool:
-        """Feed 16 kHz mono PCM16 audio; True when the word was heard in it."""
-        heard = False
-        for features in self._features.process_streaming(self._denoise(pcm)):
-            probability = self._model.process_streaming_prob(features)
-            if probability is not None and probability > self._model.probability_cutoff:
-                heard = True
-        self.position += len(pcm) // 2
-        if not heard or self.position < self._quiet_until:
-            return False
-        self._quiet_until = self.position + round(REFRACTORY * RATE)
-        return True
+        """Feed 16 kHz mono PCM16 audio; True when the word was heard in it (once per
+        word: not again within :data:`REFRACTORY` seconds)."""
+        ...
 
     def reset(self) -> None:
         """Forget the audio heard so far (the stream was reopened, or it was not heard)."""
-        self._model.reset()
-        self._features.reset()
-        self._denoise.reset()
-        self.position = self._quiet_until = 0
+        ...
+
+
+ENGINES: dict[str, str] = {
+    "microwakeword": "hearing.micro_wake_word:MicroWakeWordDetector",
+}
+"""``[wake] engine`` -> the class that hears it (imported only when chosen: an engine's
+package loads its runtime)."""
+
+
+def open_wake(config: WakeConfig) -> WakeDetector:
+    """The detector of ``[wake] engine``. Raises :class:`WakeWordMissing` when its package
+    is not installed, ValueError for an engine that is not in :data:`ENGINES`, and what the
+    engine raises for a model it cannot load."""
+    if config.engine not in ENGINES:
+        raise ValueError(f"unknown [wake] engine {config.engine!r}; known: {', '.join(ENGINES)}")
+    module, _, name = ENGINES[config.engine].partition(":")
+    engine: Callable[[WakeConfig], WakeDetector] = getattr(importlib.import_module(module), name)
+    return engine(config)

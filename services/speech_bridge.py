@@ -138,10 +138,10 @@ def wake_factory(config: WakeConfig) -> Callable[[], WakeDetector] | None:
     """A new wake word detector per stream (each keeps its stream's state), or None
     when the mic's wake word is not installed here (the model must load)."""
     try:
-        from hearing.wake import WakeDetector as MicWakeDetector
+        from hearing.wake import open_wake
 
-        MicWakeDetector(config)
+        open_wake(config)
     except Exception as exc:  # not installed, or the model cannot load: no wake word
         log.info("no wake word (%s)", exc)
         return None
-    return functools.partial(MicWakeDetector, config)
+    return functools.partial(open_wake, config)

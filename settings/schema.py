@@ -173,6 +173,9 @@ class ListenConfig(Table):
 
 
 class WakeConfig(Table):
+    engine: str = "microwakeword"
+    """What hears the word (``hearing/wake.py`` lists the engines): ``microwakeword``,
+    the ``pymicro-wakeword`` package."""
     model: str = "okay_nabu"
     """A microWakeWord model the ``pymicro-wakeword`` package ships (``okay_nabu``,
     ``hey_jarvis``, ``hey_mycroft``, ``alexa``) or the path of a model's JSON file."""

@@ -84,10 +84,11 @@ def check_mic_parts(config: Config) -> list[Check]:
 
 
 def _check_wake(config: Config) -> Check:
-    from hearing.wake import PACKAGE, WakeDetector, WakeWordMissing
+    from hearing.micro_wake_word import PACKAGE
+    from hearing.wake import WakeWordMissing, open_wake
 
     try:
-        detector = WakeDetector(config.wake)
+        detector = open_wake(config.wake)
     except WakeWordMissing:
         return Check(
             "wake word", True,

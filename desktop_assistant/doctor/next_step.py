@@ -7,7 +7,7 @@ from bus.messages import Heartbeat
 from desktop_assistant.doctor import local
 from desktop_assistant.doctor.remote import heartbeat_checks
 from desktop_assistant.doctor.result import Check
-from hearing.wake import WakeDetector, WakeWordMissing
+from hearing.wake import WakeWordMissing, open_wake
 from services.names import DIALOGUE, MIC
 from settings import Config
 
@@ -56,7 +56,7 @@ def next_step(config: Config) -> str:
     if config.listen.mode == "push":
         return f"To ask, {PUSH}."
     try:
-        word = WakeDetector(config.wake).word  # the phrase as the mic's own model names it
+        word = open_wake(config.wake).word  # the phrase as the mic's own model names it
     except WakeWordMissing:
         return f"The wake word is not installed (./bootstrap setup installs it): {PUSH}."
     return f'Say "{word}", then your question.'

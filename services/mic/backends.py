@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from hearing.endpointing import TurnModel, load_turn_model
 from hearing.vad import SpeechScorer, load_scorer
-from hearing.wake import WakeDetector, WakeWordMissing
+from hearing.wake import WakeDetector, WakeWordMissing, open_wake
 from services.heap import give_back_freed_memory
 from services.mic.earcon import Earcon
 from services.mic.echo import EchoCanceller
@@ -48,7 +48,7 @@ def load_wake(config: Config) -> WakeDetector | None:
     for ``desktop-assistant listen``, as push-to-talk does (the wake mode's other way in),
     rather than stop, or hear every word as a question."""
     try:
-        return WakeDetector(config.wake)
+        return open_wake(config.wake)
     except WakeWordMissing as exc:
         log.error("mic: %s; until then the mic opens only for `desktop-assistant listen` "
                   "(push-to-talk)", exc)

@@ -18,7 +18,6 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from typing import Protocol
 
 from wyoming.asr import Transcribe
 from wyoming.asr import Transcript as WyomingTranscript
@@ -38,6 +37,7 @@ from wyoming.tts import (
 from wyoming.wake import Detect, Detection, NotDetected
 
 from bus.ratelimit import RateLimitedLog
+from hearing.wake import WakeDetector
 from services.wyoming.audio_out import AudioOut
 from services.wyoming.bridge import RATE, BridgeError, WyomingBridge
 from services.wyoming.errors import ClientError
@@ -60,14 +60,6 @@ on it, silent only while its turn is answered elsewhere (at most the watchdog's
 hostile; wyoming-satellite connects again when it next needs us."""
 HEADER_TIMEOUT = FRAME_TIMEOUT
 """Seconds the rest of a frame may take after its first byte."""
-
-
-class WakeDetector(Protocol):
-    """The mic's wake word detector (``hearing.wake``), one per ``detect``."""
-
-    model: str
-
-    def hear(self, pcm: bytes) -> bool: ...
 
 
 class WyomingHandler(AsyncEventHandler):

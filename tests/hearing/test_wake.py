@@ -11,8 +11,9 @@ import pymicro_wakeword
 import pytest
 
 from hearing.convert import decode_file
+from hearing.micro_wake_word import MicroWakeWordDetector
 from hearing.vad import FRAME
-from hearing.wake import AFTER_SEARCH, WakeDetector, after_word
+from hearing.wake import AFTER_SEARCH, ENGINES, WakeDetector, after_word, open_wake
 from settings.schema import WakeConfig
 from tests.helpers.pauses import RATE, split
 from tests.helpers.speech import spoken
@@ -36,7 +37,7 @@ def detections(detector: WakeDetector, text: str) -> list[float]:
 
 
 def test_the_word_is_heard_once() -> None:
-    detector = WakeDetector(WakeConfig())
+    detector = open_wake(WakeConfig())
     assert detector.word == "Okay Nabu"
     heard = detections(detector, WORD)
     assert len(heard) == 1, heard  # the probability stays high a while: one detection
@@ -44,16 +45,16 @@ def test_the_word_is_heard_once() -> None:
 
 @pytest.mark.parametrize("text", OTHER_SPEECH)
 def test_other_speech_is_not_the_word(text: str) -> None:
-    assert detections(WakeDetector(WakeConfig()), text) == []
+    assert detections(open_wake(WakeConfig()), text) == []
 
 
 def test_a_question_in_the_same_breath_is_heard_before_the_question() -> None:
-    heard = detections(WakeDetector(WakeConfig()), "Okay Nabu, what is the weather like?")
+    heard = detections(open_wake(WakeConfig()), "Okay Nabu, what is the weather like?")
     assert len(heard) == 1 and heard[0] < 1.5, heard
 
 
 def test_reset_forgets_a_half_heard_word() -> None:
-    detector = WakeDetector(WakeConfig())
+    detector = open_wake(WakeConfig())
     pcm = b"".join(decode_file(spoken(WORD)))
     half = len(pcm) // 2 // (2 * FRAME) * (2 * FRAME)
     assert not detector.hear(pcm[:half])
@@ -62,7 +63,7 @@ def test_reset_forgets_a_half_heard_word() -> None:
 
 
 def test_a_stricter_cutoff_misses_what_the_default_hears() -> None:
-    assert detections(WakeDetector(WakeConfig(cutoff=0.999)), WORD) == []
+    assert detections(open_wake(WakeConfig(cutoff=0.999)), WORD) == []
 
 
 def copied_model(folder: Path, name: str, cutoff: float) -> Path:
@@ -78,14 +79,14 @@ def copied_model(folder: Path, name: str, cutoff: float) -> Path:
 
 
 def test_a_model_given_by_the_path_of_its_json_file(tmp_path: Path) -> None:
-    detector = WakeDetector(WakeConfig(model=str(copied_model(tmp_path, "Okay Mine", 0.85))))
+    detector = open_wake(WakeConfig(model=str(copied_model(tmp_path, "Okay Mine", 0.85))))
     assert detector.word == "Okay Mine"  # the name in our JSON file, not the shipped one
     assert len(detections(detector, WORD)) == 1
 
 
 def test_a_model_files_own_cutoff_is_used(tmp_path: Path) -> None:
     strict = copied_model(tmp_path, "Okay Mine", 0.999)
-    assert detections(WakeDetector(WakeConfig(model=str(strict))), WORD) == []
+    assert detections(open_wake(WakeConfig(model=str(strict))), WORD) == []
 
 
 def test_a_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
@@ -103,7 +104,7 @@ def test_a_question_in_the_same_breath_keeps_its_first_word(text: str, voice: st
     lead = np.zeros(RATE // 2, dtype=np.float32)
     audio = np.concatenate([lead, question.before, question.after, np.zeros(RATE)])
     pcm = (np.clip(audio, -1, 1) * 32767).astype("<i2").tobytes()
-    detector = WakeDetector(WakeConfig())
+    detector = open_wake(WakeConfig())
     search = 2 * round(AFTER_SEARCH * RATE)
     detected = next(at + 2 * FRAME for at in range(0, len(pcm), 2 * FRAME)
                     if detector.hear(pcm[at : at + 2 * FRAME]))
@@ -118,3 +119,26 @@ def test_after_a_pause_nothing_of_the_word_is_kept() -> None:
     audio = np.concatenate([word, np.zeros(RATE // 10, dtype=np.float32)])  # then silence
     pcm = (audio * 32767).astype("<i2").tobytes()
     assert len(after_word(pcm[-2 * round(AFTER_SEARCH * RATE) :])) <= 2 * 320
+
+
+class HearsEveryBlock:
+    """An engine of the test's own, plugged in by its registry line alone."""
+
+    def __init__(self, config: WakeConfig) -> None:
+        self.word, self.model, self.position = "Anything", config.model, 0
+
+    def hear(self, pcm: bytes) -> bool:
+        self.position += len(pcm) // 2
+        return True
+
+    def reset(self) -> None:
+        self.position = 0
+
+
+def test_the_engine_is_the_one_the_config_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert isinstance(open_wake(WakeConfig()), MicroWakeWordDetector)
+    monkeypatch.setitem(ENGINES, "every-block", f"{__name__}:HearsEveryBlock")
+    detector = open_wake(WakeConfig(engine="every-block"))
+    assert isinstance(detector, HearsEveryBlock) and detector.hear(b"\0\0" * 160)
+    with pytest.raises(ValueError, match="unknown \\[wake\\] engine 'porcupine'; known: "):
+        open_wake(WakeConfig(engine="porcupine"))
