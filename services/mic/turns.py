@@ -10,8 +10,9 @@ from bus.client import Bus
 from bus.message import new_id
 from bus.messages import SpeculativeTranscript, SpeechEnded, SpeechStarted, TurnDropped, Utterance
 from hearing.endpointing import TurnModel
+from hearing.frames import SpeechFrames
 from hearing.segmenter import Began, Ended, Event, Paused, Segmenter
-from hearing.vad import FRAME, RATE, SpeechScorer, to_float
+from hearing.vad import RATE, SpeechScorer
 from services.mic.barge_in import BargeIns
 from services.mic.gate import Gate
 from services.mic.sources import Block
@@ -29,9 +30,7 @@ class Turns:
         self.gate = gate
         self.barge_ins = barge_ins
         self.segmenter = Segmenter(vad, turn_model)
-        self.scorer = scorer
-        self.pending = bytearray()
-        """Heard audio not yet a whole frame."""
+        self.frames = SpeechFrames(self.segmenter, scorer)
         self.hearing = False
         self.turn: str | None = None
         self.woken: str | None = None
@@ -54,13 +53,9 @@ class Turns:
         if not self.hearing:
             self.forget("")  # nothing from before the mic opened may leak in
             self.hearing = True
-        self.pending += block.pcm
-        self._anchor = (self.segmenter.position + len(self.pending) // 2, block.end)
-        while len(self.pending) >= 2 * FRAME:
-            frame = bytes(self.pending[: 2 * FRAME])
-            del self.pending[: 2 * FRAME]
-            for event in self.segmenter.push(frame, self.scorer(to_float(frame))):
-                self._publish(event)
+        self._anchor = (self.frames.position + len(block.pcm) // 2, block.end)
+        for event in self.frames.push(block.pcm):
+            self._publish(event)
 
     def woke(self, turn: str) -> None:
         """The wake word started ``turn``: the question starts after the word."""
@@ -73,9 +68,7 @@ class Turns:
             log.info("turn %s dropped: %s", self.turn, why)
             self.bus.publish(TurnDropped(reason=reason, turn=self.turn))
         self.turn = None
-        self.pending.clear()
-        self.segmenter.reset()
-        self.scorer.reset()
+        self.frames.reset()
 
     def guessed(self, msg: SpeculativeTranscript) -> None:
         """The words of the latest partial: the end of turn may read them."""

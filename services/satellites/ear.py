@@ -12,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hearing.endpointing import TurnModel
+from hearing.frames import SpeechFrames
 from hearing.segmenter import Began, Ended, Segmenter
-from hearing.vad import FRAME, RATE, SpeechScorer, to_float
+from hearing.vad import RATE, SpeechScorer
 from hearing.wake import WakeDetector
 from settings.schema import VadConfig
 
@@ -35,12 +36,11 @@ class Ear:
                  wake: Callable[[], WakeDetector] | None, listen_window: float,
                  turn_model: TurnModel | None = None) -> None:
         self.segmenter = Segmenter(without_words(vad), turn_model)
-        self.scorer = scorer
+        self.frames = SpeechFrames(self.segmenter, scorer)
         self.wake_factory = wake
         self.wake: WakeDetector | None = None
         self.listen_window = round(listen_window * RATE)
         """Samples after the wake word within which the question must start."""
-        self.pending = bytearray()
         self.awake_until: int | None = None
         """While waiting for speech after the word: the sample position where it gives up."""
 
@@ -48,9 +48,7 @@ class Ear:
         """Start over: wait for the wake word first (``wake_word``), or for speech at once."""
         self.wake = self.wake_factory() if wake_word and self.wake_factory else None
         self.awake_until = None
-        self.pending.clear()
-        self.segmenter.reset()
-        self.scorer.reset()
+        self.frames.reset()
 
     def expect_follow_up(self, seconds: float) -> None:
         """Start over after an answer: a question may start without the word for
@@ -72,13 +70,7 @@ class Ear:
             self.awake_until = self.segmenter.position + self.listen_window
             return [Woke(self.wake.word)]  # the rest of this chunk is still the word
         heard: list[Heard] = []
-        self.pending += pcm
-        while len(self.pending) >= 2 * FRAME:
-            frame = bytes(self.pending[: 2 * FRAME])
-            del self.pending[: 2 * FRAME]
-            for event in self.segmenter.push(frame, self.scorer(to_float(frame))):
-                if isinstance(event, Began | Ended):
-                    heard.append(event)
+        heard += [event for event in self.frames.push(pcm) if isinstance(event, Began | Ended)]
         if self._gave_up(heard):
             self.expect(wake_word=True)
         return heard
