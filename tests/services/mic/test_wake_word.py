@@ -18,8 +18,7 @@ from tests.helpers.speech import padded
 from tests.services.mic.test_push_to_talk import (
     FOLLOW_UP,
     Session,
-    heard_words,
-    is_short,
+    assert_short,
     samples,
 )
 
@@ -86,7 +85,7 @@ def test_only_speech_after_the_word_is_heard(card: SoundCard, stack: Stack) -> N
         await s.say(s.word)
         await s.say(s.short)
         first = await s.heard()
-        assert is_short(first), "the wrong question"
+        assert_short(first)
         woke = [e for e in s.events if isinstance(e, WakeWordHeard)]
         assert [e.turn for e in woke] == [first.turn]  # the word started this very turn
         assert woke[0].word == "Okay Nabu"
@@ -96,8 +95,8 @@ def test_only_speech_after_the_word_is_heard(card: SoundCard, stack: Stack) -> N
         second = await s.heard()
         # The word is not part of the question: its sound is about as long as the rest alone
         # (the word adds 0.8 s), and Whisper hears the rest without the word.
-        heard = heard_words(second)
-        assert is_short(second) and not {"okay", "ok", "nabu"} & set(heard), heard
+        heard = assert_short(second)
+        assert not {"okay", "ok", "nabu"} & set(heard), heard
         assert loud_span(samples(second)) < s.short_length + 0.4, loud_span(samples(second))
         s.answer(second.turn, "")
         await s.closed()
@@ -123,7 +122,7 @@ def test_a_follow_up_needs_no_word_until_the_window_closes(card: SoundCard, stac
         await s.say(s.word)
         await s.say(s.short)
         last = await s.heard()
-        assert is_short(last), "the question was heard"
+        assert_short(last, "the question was heard")
         s.answer(last.turn, "")
         await s.closed()
 
