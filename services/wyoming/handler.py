@@ -18,6 +18,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from wyoming.asr import Transcribe
 from wyoming.asr import Transcript as WyomingTranscript
@@ -37,12 +38,14 @@ from wyoming.tts import (
 from wyoming.wake import Detect, Detection, NotDetected
 
 from bus.ratelimit import RateLimitedLog
-from hearing.wake import WakeDetector
 from services.wyoming.audio_out import AudioOut
 from services.wyoming.bridge import RATE, BridgeError, WyomingBridge
 from services.wyoming.errors import ClientError
 from services.wyoming.text_stream import TextStream, check_length
 from services.wyoming_wire import FRAME_TIMEOUT, BadFrame, EventReader, check
+
+if TYPE_CHECKING:  # the detector (and numpy) load only when a client asks for detection
+    from hearing.wake import WakeDetector
 
 log = logging.getLogger(__name__)
 refusals = RateLimitedLog(log)
