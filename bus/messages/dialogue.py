@@ -14,7 +14,8 @@ from bus.registry import register
 class QuestionRequest(Message):
     """A text turn (CLI or HTTP API): answered by a :class:`Reply` whose ``reply_to`` is
     this message's ``id``. A repeat of the same ``session`` and ``request_id`` gets the
-    same answer, run once; the pair with another question gets ``request-reused``."""
+    same answer, run once; the pair with another question gets ``request-reused``. A question
+    of more than 8,000 characters is refused with ``question-too-long`` before the LLM sees it."""
 
     TOPIC = "dialogue.ask"
     session: str
