@@ -22,7 +22,7 @@ from typing import Any
 from bus.client import Bus
 from bus.message import new_id
 from bus.messages import Speaking, SpeakRequest, Spoken
-from services.tts.kokoro_voice import open_kokoro, warm_up
+from services.tts.kokoro.voice import open_kokoro, warm_up
 from settings import Config
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speaker import CACHE, RunningTTS
@@ -94,7 +94,7 @@ def bench_first_audio(runs: int) -> dict[str, Any]:
     results: dict[str, Any] = {}
     with SoundCard() as card:
         for tone in (False, True):
-            running = RunningTTS("services.tts", card, f"[audio]\nack_tone = {str(tone).lower()}\n")
+            running = RunningTTS("kokoro", card, f"[audio]\nack_tone = {str(tone).lower()}\n")
             try:
                 running.start()
                 for name, text in (("short", SHORT), ("long", LONG)):

@@ -51,7 +51,7 @@ from bench.turn_config import config_text, merge, parse_settings, parse_variant,
 from bench.turn_stages import FIRST_ANSWER, FIRST_SOUND, TurnRecord, summarize
 from bench.wake import WORD
 from bus.messages import ListenClosed, Speaking, SpeechStarted
-from services.speaker.pcm import TONE_SECONDS
+from services.tts.pcm import TONE_SECONDS
 from tests.helpers import llm_chunks
 from tests.helpers.assistant import Assistant, Recorder
 from tests.helpers.speech import CACHE, read_wav, spoken
@@ -79,7 +79,7 @@ LOCAL_QUESTIONS = [
 answers them (its answer here), otherwise the dialogue does, with no LLM request."""
 QUESTION_SETS = {"all": QUESTIONS, "local": LOCAL_QUESTIONS}
 TONE_AND_GAP = TONE_SECONDS + 0.08
-"""The acknowledgement tone and the silence after it (services/speaker/pcm.py)."""
+"""The acknowledgement tone and the silence after it (services/tts/pcm.py)."""
 TURN_TIMEOUT = 60.0
 
 

@@ -76,7 +76,7 @@ def measure(runs: int) -> dict[str, Any]:
     port = free_port()
     config = f"[audio]\nack_tone = false\n[wyoming]\nenabled = true\nport = {port}\n"
     with SoundCard() as card:
-        running = RunningTTS("services.tts", card, config)
+        running = RunningTTS("kokoro", card, config)
         wyoming: Process | None = None
         try:
             running.start()

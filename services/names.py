@@ -13,8 +13,8 @@ STT = "stt"
 DIALOGUE = "dialogue"
 TOOLS = "tools"
 SPEAKER = "tts"
-"""``services.tts`` and ``services.tts_espeak`` both take this name: swapping one for the other
-changes nothing for the rest of the assistant."""
+"""``services.tts`` takes this name whichever engine speaks (``--engine kokoro|espeak``): swapping
+one for the other changes nothing for the rest of the assistant."""
 WATCHDOG = "watchdog"
 BRAIN = "brain"
 WYOMING = "wyoming"

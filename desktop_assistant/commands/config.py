@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"config error:\n{exc}", file=sys.stderr)
         return ExitCode.USAGE
     if args.action == "check":
-        from services.tts.blends import voice_problems
+        from services.tts.kokoro.blends import voice_problems
         from settings.checks import extra_checks
         from settings.llm_url import llm_problems
         from settings.startup import startup_problems

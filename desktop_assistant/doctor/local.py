@@ -148,8 +148,8 @@ def _check_output(sd: Any, wanted: str) -> Check:
 
 
 def check_stt(config: Config) -> list[Check]:
-    """The backend the STT service would choose (``services/stt_choice.py``)."""
-    from services.stt_choice import choose
+    """The backend the STT service would choose (``hearing/stt_choice.py``)."""
+    from hearing.stt_choice import choose
 
     whisper = config.whisper
     url = f"http://{whisper.host}:{whisper.port}"

@@ -1,8 +1,8 @@
 """The TTS model and every ``[voice.*]`` table, resolved exactly as the TTS service does.
 
-The files come from :func:`services.tts.embedded.model_and_voices` (the
+The files come from :func:`services.tts.kokoro.embedded.model_and_voices` (the
 configured ones where they exist, else the embedded model and voices) and
-each table from :func:`services.tts.blends.table_weights`, so a table the
+each table from :func:`services.tts.kokoro.blends.table_weights`, so a table the
 service would speak with the ``jf_alpha`` fallback passes here too, and one
 that would stop the service fails here with the service's own message.
 """
@@ -21,7 +21,7 @@ from settings.schema import VoiceConfig, default_voices
 
 
 def check_tts(config: Config) -> list[Check]:
-    from services.tts.embedded import cache_dir, model_and_voices
+    from services.tts.kokoro.embedded import cache_dir, model_and_voices
 
     try:
         model, voices_file, embedded = model_and_voices(
@@ -51,8 +51,8 @@ def check_tts(config: Config) -> list[Check]:
 def _check_table(
     key: str, table: VoiceConfig, names: set[str], voices_file: str, embedded: bool
 ) -> Check:
-    from services.speaker.voices import VoiceError
-    from services.tts.blends import table_weights
+    from services.tts.kokoro.blends import table_weights
+    from services.tts.voices import VoiceError
 
     name = f"voice {key}"
     try:
@@ -107,12 +107,12 @@ def _foreign_voices(lang: str, weights: Mapping[str, float]) -> list[str]:
 def _missing_readings(lang: str) -> str:
     """What a Japanese table lacks to be spoken (pyopenjtalk-plus, which only ``./bootstrap``
     installs), or ''. The service starts without it and tells each Japanese turn why."""
-    from services.speaker.voices import VoiceError
-    from services.tts.kokoro_voice import is_japanese
+    from services.tts.kokoro.voice import is_japanese
+    from services.tts.voices import VoiceError
 
     if not is_japanese(lang):
         return ""
-    from services.tts.japanese import require_readings
+    from services.tts.kokoro.japanese import require_readings
 
     try:
         require_readings()  # installed is enough (broken: raised, a failure of _lang_problem)
@@ -122,7 +122,7 @@ def _missing_readings(lang: str) -> str:
 
 
 def _readings_fix() -> str:
-    from services.tts.japanese import PYOPENJTALK
+    from services.tts.kokoro.japanese import PYOPENJTALK
 
     return (f"run ./bootstrap setup, or pip install --no-deps '{PYOPENJTALK}', then restart "
             "the TTS service")
@@ -130,7 +130,7 @@ def _readings_fix() -> str:
 
 def _lang_problem(lang: str) -> str:
     """Why the phonemizer cannot take ``lang`` (as the service checks at start-up), or ''."""
-    from services.tts.kokoro_voice import is_japanese
+    from services.tts.kokoro.voice import is_japanese
 
     try:
         if is_japanese(lang):

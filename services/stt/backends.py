@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 
+from hearing.stt_choice import choose
 from services.runner import load_in_thread
 from services.stt.engine import Backend
 from services.stt.server_client import WhisperServerClient
 from services.stt.server_process import ServerProcess
-from services.stt_choice import choose
 from settings.schema import WhisperConfig
 
 log = logging.getLogger(__name__)

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from hearing.whisper_languages import iso_code
 from services.stt.engine import Recognized, SttFailed
 from services.stt.packaged import BASE_LABEL, MULTILINGUAL, model_folder
 from services.stt.short_window import Heard, ShortWindow
-from services.whisper_languages import iso_code
 from settings.schema import WhisperConfig
 
 log = logging.getLogger(__name__)

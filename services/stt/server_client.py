@@ -9,8 +9,8 @@ from typing import Any
 
 import httpx
 
+from hearing.whisper_languages import iso_code
 from services.stt.engine import Recognized, SttFailed, SttUnavailable
-from services.whisper_languages import iso_code
 from settings.schema import WhisperConfig
 
 log = logging.getLogger(__name__)

@@ -27,13 +27,13 @@ from bus.messages import (
     TurnDropped,
     Utterance,
 )
+from hearing.stt_choice import spoken_languages
 from services.base import Service
 from services.names import STT
 from services.phrases import apology
 from services.stt.backends import open_backend
 from services.stt.engine import Backend, Recognized, SttFailed, SttUnavailable
 from services.stt.text import spoken_words
-from services.stt_choice import spoken_languages
 from settings.schema import Config
 
 log = logging.getLogger(__name__)

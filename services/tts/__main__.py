@@ -1,4 +1,4 @@
-"""``python -m services.tts``: speak the assistant's replies with Kokoro."""
+"""``python -m services.tts [--engine kokoro|espeak]``: speak the assistant's replies."""
 
 from __future__ import annotations
 
@@ -6,14 +6,17 @@ import sys
 
 from services.names import SPEAKER
 from services.runner import run_service, service_parser
-from services.speaker.serve import add_speaker_arguments, serve_with
-from services.tts.kokoro_voice import load_kokoro
+from services.tts.engines import engine_loader
+from services.tts.serve import add_speaker_arguments, serve_with
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = service_parser("tts", "Speak the assistant's replies with Kokoro.")
+    parser = service_parser(
+        "tts", "Speak the assistant's replies with Kokoro, or with espeak-ng (--engine espeak)."
+    )
     add_speaker_arguments(parser)
-    return run_service(SPEAKER, parser.parse_args(argv), serve_with(load_kokoro))
+    args = parser.parse_args(argv)
+    return run_service(SPEAKER, args, serve_with(engine_loader(args.engine)))
 
 
 if __name__ == "__main__":

@@ -22,8 +22,8 @@ from wyoming.info import (
     WakeProgram,
 )
 
+from hearing.stt_choice import choose, recognized_languages
 from services.speech_bridge import voice_languages
-from services.stt_choice import choose, recognized_languages
 from settings.schema import Config
 
 ATTRIBUTION = Attribution(name="desktop-assistant", url="")

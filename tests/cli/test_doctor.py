@@ -13,9 +13,9 @@ from bus.messages import Heartbeat
 from desktop_assistant.doctor import llm as doctor_llm
 from desktop_assistant.doctor import llm_probe, local, remote
 from desktop_assistant.doctor.result import Check, render_table
-from services.speaker.voices import VoiceError
-from services.tts.blends import resolve_tables
-from services.tts.embedded import embedded_voices
+from services.tts.kokoro.blends import resolve_tables
+from services.tts.kokoro.embedded import embedded_voices
+from services.tts.voices import VoiceError
 from settings import Config
 from settings.schema import VoiceConfig
 from tests.helpers import llm_chunks as c

@@ -9,7 +9,7 @@ import pytest
 
 from desktop_assistant.doctor import local
 from desktop_assistant.doctor.result import Check
-from services.tts.japanese import PYOPENJTALK
+from services.tts.kokoro.japanese import PYOPENJTALK
 from settings import Config
 from settings.schema import ListenConfig, VadConfig
 

@@ -16,8 +16,8 @@ from desktop_assistant.cli import main
 from desktop_assistant.doctor.voices import check_tts
 from services.stt.packaged import PackagedModelError, model_source
 from services.tts import blends
-from services.tts.blends import voice_problems
-from services.tts.embedded import voices_file
+from services.tts.kokoro.blends import voice_problems
+from services.tts.kokoro.embedded import voices_file
 from settings import Config
 from settings.models_catalog import CATALOG, SOURCE_ENV
 from tests.helpers.httpdouble import closed_port_url

@@ -15,7 +15,7 @@ from tests.helpers.speaker import RunningTTS
 
 @pytest.fixture(scope="module")
 def tts() -> Iterator[RunningTTS]:
-    running = RunningTTS("services.tts_espeak", None)  # no sound card: degraded, still speaks
+    running = RunningTTS("espeak", None)  # no sound card: degraded, still speaks
     try:
         running.start(ready=("degraded",))
         yield running

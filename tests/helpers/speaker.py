@@ -1,4 +1,4 @@
-"""A TTS service (``services.tts`` or ``services.tts_espeak``) run for real, with its own broker."""
+"""The TTS service (``services.tts``, Kokoro or espeak-ng) run for real, with its own broker."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from bus.messages import (
     VolumeRequest,
     VolumeState,
 )
-from services.speaker.playback import PlaybackQueue, Segment
+from services.tts.playback import PlaybackQueue, Segment
 from tests.conftest import ConfigFolder
 from tests.helpers.broker import start_broker
 from tests.helpers.processes import ROOT, Process
@@ -48,8 +48,9 @@ class ServiceExited(Exception):
 class RunningTTS:
     """Broker + TTS process on a private config folder; ``--wav-out`` to :attr:`wav_dir`."""
 
-    def __init__(self, module: str, card: SoundCard | None, config: str = "") -> None:
-        self.module = module
+    def __init__(self, engine: str, card: SoundCard | None, config: str = "") -> None:
+        self.engine = engine
+        """``kokoro`` or ``espeak`` (``--engine``): set it before a (re)start to swap."""
         self.card = card
         self.root = Path(tempfile.mkdtemp(prefix="da-tts-"))
         self.folder = ConfigFolder(self.root)
@@ -73,7 +74,8 @@ class RunningTTS:
         Raises :class:`ServiceExited` as soon as the process ends instead.
         """
         self.proc = proc = Process(
-            self.module, *self.folder.args(), "--wav-out", str(self.wav_dir), *self.extra_args,
+            "services.tts", "--engine", self.engine, *self.folder.args(),
+            "--wav-out", str(self.wav_dir), *self.extra_args,
             log_dir=self.logs, env=self.env(),
         )
 
@@ -88,7 +90,7 @@ class RunningTTS:
                     if proc.popen.poll() is not None:
                         raise ServiceExited(proc.popen.returncode, proc.output()) from None
                     if asyncio.get_running_loop().time() > deadline:
-                        problem = f"{self.module} is not {ready}:\n{proc.output()}"
+                        problem = f"tts --engine {self.engine} is not {ready}:\n{proc.output()}"
                         raise AssertionError(problem) from None
 
         return self.session(body)

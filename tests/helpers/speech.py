@@ -28,8 +28,8 @@ def _kokoro() -> Any:
     import onnxruntime as ort
     from kokoro_onnx import Kokoro
 
-    from services.tts.embedded import embedded_model, embedded_voices
-    from services.tts.kokoro_voice import model_session
+    from services.tts.kokoro.embedded import embedded_model, embedded_voices
+    from services.tts.kokoro.voice import model_session
 
     # Joined in memory from its packages, as the TTS does; the copy this helper assembled
     # in .cache/kokoro before is removed (92 MB).
@@ -40,7 +40,7 @@ def _kokoro() -> Any:
 
 @functools.cache
 def _japanese_g2p() -> Any:
-    from services.tts.japanese import japanese_g2p
+    from services.tts.kokoro.japanese import japanese_g2p
 
     return japanese_g2p()
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from services.mic.card import rescan
-from services.tts.kokoro_voice import KokoroVoice, load_kokoro
+from services.tts.kokoro.voice import KokoroVoice, load_kokoro
 from settings.schema import Config
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speaker import CACHE

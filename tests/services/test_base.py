@@ -15,9 +15,9 @@ from services.base import Service, Tasks
 from services.brain.bridge import BrainBridge
 from services.dialogue.service import DialogueService
 from services.mic.service import Listener
-from services.speaker.service import Speaker
 from services.stt.service import SpeechToText
 from services.tools.service import ToolService
+from services.tts.service import Speaker
 from services.watchdog.service import Watchdog
 from tests.helpers.busrun import with_buses
 

@@ -15,18 +15,16 @@ from services.base import Service
 
 SERVICES = Path(__file__).resolve().parents[2] / "services"
 ENTRY_POINTS = sorted(p.parent.name for p in SERVICES.glob("*/__main__.py"))
-SHARED = {"tts": "speaker", "tts_espeak": "speaker"}
-"""Entry points whose service lives in another package (two voices, one speaker)."""
 CLASS_ELSEWHERE = {"brain": "services.brain.bridge", "wyoming": "services.wyoming.bridge",
                    "satellites": "services.satellites.bridge"}
 """The brain's API (the Wyoming server's connection handler) takes the bridge, and its start
 builds the API (the handlers): apart, or a cycle."""
-START_ELSEWHERE = {"speaker": "services.speaker.serve"}
-"""The speaker's start takes the voice to load: ``serve_with(load)``, one per entry point."""
+START_ELSEWHERE = {"tts": "services.tts.serve"}
+"""The speaker's start takes the engine to load: ``serve_with(load)``."""
 
 
 def test_every_service_process_has_an_entry_point() -> None:
-    expected = {"brain", "dialogue", "mic", "stt", "tools", "tts", "tts_espeak", "watchdog",
+    expected = {"brain", "dialogue", "mic", "stt", "tools", "tts", "watchdog",
                 "wyoming", "satellites"}
     assert set(ENTRY_POINTS) == expected
 
@@ -47,7 +45,7 @@ def test_main_parses_then_makes_one_call(name: str) -> None:
     assert isinstance(last, ast.Return) and last.value is calls[0]
 
 
-@pytest.mark.parametrize("name", sorted({SHARED.get(n, n) for n in ENTRY_POINTS}))
+@pytest.mark.parametrize("name", ENTRY_POINTS)
 def test_service_module_has_the_start_and_one_service_class(name: str) -> None:
     module = f"services.{name}.service"
     start = importlib.import_module(START_ELSEWHERE.get(name, module))

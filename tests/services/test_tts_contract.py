@@ -28,7 +28,7 @@ from services.phrases import CANNOT_GO
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speaker import RunningTTS, rms, turn, volume
 
-SERVICES = ["services.tts", "services.tts_espeak"]
+ENGINES = ["kokoro", "espeak"]
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def card() -> Iterator[SoundCard]:
         yield card
 
 
-@pytest.fixture(scope="module", params=SERVICES)
+@pytest.fixture(scope="module", params=ENGINES)
 def tts(request: pytest.FixtureRequest, card: SoundCard) -> Iterator[RunningTTS]:
     running = RunningTTS(request.param, card)
     try:
@@ -233,7 +233,7 @@ def test_held_pieces_play_only_once_confirmed(tts: RunningTTS) -> None:
     assert [m.speaking for m in after if isinstance(m, Speaking)] == [True, False]
     marks = {m.stage: m.ts for m in after if isinstance(m, TraceMark)}
     assert {"first_sound", "first_answer", "synth_answer"} <= set(marks)
-    if tts.module == "services.tts_espeak":  # ready long before the verdict: no tone
+    if tts.engine == "espeak":  # ready long before the verdict: no tone
         assert marks["first_sound"] == marks["first_answer"]
     assert (tts.wav_dir / f"{turn}.wav").exists()
 

@@ -1,4 +1,4 @@
-"""Stopping ``tts`` and starting ``tts_espeak`` on a running bus just works."""
+"""Stopping the Kokoro speaker and starting espeak-ng (``--engine espeak``) on a running bus."""
 
 from __future__ import annotations
 
@@ -18,12 +18,12 @@ def test_swapping_kokoro_for_espeak_keeps_the_bus_and_the_volume() -> None:
         return level, (await turn(bus, ["Spoken by espeak."]))[1]
 
     with SoundCard() as card:
-        running = RunningTTS("services.tts", card)
+        running = RunningTTS("kokoro", card)
         try:
             running.start()
             before, spoken_before = running.session(first)
             running.stop()  # the broker and the test's client stay up
-            running.module = "services.tts_espeak"
+            running.engine = "espeak"
             running.start()
             after, spoken_after = running.session(second)
         finally:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from services.phrases import CANNOT_GO, cannot_go
-from services.speaker.control import apply_controls
+from services.tts.control import apply_controls
 from speaking.volume import Volume, VolumeStore, state_path
 
 UP = {"type": "adjust_volume", "direction": "up"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from faster_whisper.tokenizer import _LANGUAGE_CODES
 
+from hearing.whisper_languages import CODES, iso_code
 from services.stt.text import spoken_words
-from services.whisper_languages import CODES, iso_code
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ def card() -> Iterator[SoundCard]:
 
 @pytest.fixture(scope="module")
 def tts(card: SoundCard) -> Iterator[RunningTTS]:
-    running = RunningTTS("services.tts", card)
+    running = RunningTTS("kokoro", card)
     try:
         running.start()
         yield running
@@ -146,7 +146,7 @@ def test_japanese_reply_is_spoken_at_a_plausible_length(tts: RunningTTS) -> None
 
 def test_a_voice_the_voices_file_lacks_stops_the_start_naming_it() -> None:
     running = RunningTTS(
-        "services.tts", None, '[voice.en]\nlang = "en-us"\nblend = { af_bella = 1.0 }\n'
+        "kokoro", None, '[voice.en]\nlang = "en-us"\nblend = { af_bella = 1.0 }\n'
     )
     try:
         with pytest.raises(ServiceExited) as exited:

@@ -19,11 +19,11 @@ from bus.endpoints import Endpoints
 from bus.errors import ErrorCode
 from bus.message import Message, new_id
 from bus.messages import Error, Speaking, SpeakRequest, Spoken, SynthesizeRequest, TtsAudio
-from services.speaker.service import Speaker
-from services.speaker.synthesis import Job, Line, SynthesisWorker
-from services.speaker.voices import LanguageUnavailable
-from services.tts.japanese import PYOPENJTALK
-from services.tts.kokoro_voice import KokoroVoice, load_kokoro
+from services.tts.kokoro.japanese import PYOPENJTALK
+from services.tts.kokoro.voice import KokoroVoice, load_kokoro
+from services.tts.service import Speaker
+from services.tts.synthesis import Job, Line, SynthesisWorker
+from services.tts.voices import LanguageUnavailable
 from settings import Config
 from speaking.volume import Volume, VolumeStore
 from tests.helpers.busrun import with_buses
@@ -117,7 +117,7 @@ def test_each_japanese_turn_is_one_failure_and_the_log_tells_it_once(
     lines = [Line("t1", JAPANESE, "ja"), Line("t1", "また明日。", "ja", seq=1),
              Line("t2", "Good morning.", "en"), Line("t3", JAPANESE, "ja")]
     worker.start()
-    with caplog.at_level(logging.DEBUG, logger="services.speaker.synthesis"):
+    with caplog.at_level(logging.DEBUG, logger="services.tts.synthesis"):
         for line in lines:
             worker.put(Job(line=line))
         for _ in lines:

@@ -7,7 +7,7 @@ from datetime import datetime
 import numpy as np
 import pytest
 
-from services.speaker.pcm import TONE_HZ, TONE_LEVEL, TONE_SECONDS, ack_tone
+from services.tts.pcm import TONE_HZ, TONE_LEVEL, TONE_SECONDS, ack_tone
 from tests.helpers.hearing import RATE, clock_times, loud_regions, says_time, tone_peak
 from tests.helpers.words import recall, words
 

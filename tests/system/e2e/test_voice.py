@@ -22,7 +22,7 @@ from bus.messages import (
     VolumeRequest,
     VolumeState,
 )
-from services.speaker.pcm import TONE_HZ, TONE_LEVEL, TONE_SECONDS
+from services.tts.pcm import TONE_HZ, TONE_LEVEL, TONE_SECONDS
 from tests.helpers import llm_chunks as c
 from tests.helpers.assistant import Recorder
 from tests.helpers.hearing import loud_regions, loud_span, says_time, tone_peak, transcribe

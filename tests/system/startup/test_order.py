@@ -34,7 +34,7 @@ def test_reverse_order_broker_last_then_sigterm_to_each() -> None:
         for name in SERVICES:
             stops_cleanly(assistant, name)
         # The espeak-ng TTS (not in the Procfile, it replaces tts) takes the bus name tts.
-        assistant.processes["tts"] = assistant.start_service("tts_espeak")
+        assistant.processes["tts"] = assistant.start_service("tts", "--engine", "espeak")
         asyncio.run(assistant.wait_ready(["tts"]))
         stops_cleanly(assistant, "tts")
         stops_cleanly(assistant, "broker")
