@@ -19,12 +19,11 @@ from pydantic import Field, ValidationError, field_validator
 
 from settings.loader import ConfigError, describe_errors, load_config, read_toml
 from settings.schema import MAX_CPU_SECONDS, MAX_MB, MAX_OUTPUT_BYTES, MAX_PROCESSES, Table
-from settings.toolrules import announce_problem, name_problem
+from settings.toolrules import PLACEHOLDER, announce_problem, confirm_problem, name_problem
 
 log = logging.getLogger(__name__)
 
 PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class ParamSpec(Table):
@@ -75,6 +74,12 @@ class ToolFile(Table):
     """Language code → phrases, one of which is spoken before the tool runs."""
     limits: LimitsSpec = LimitsSpec()
     intent: IntentSpec | None = None
+    modifies: bool = False
+    """It changes something (adds an event, sends a message, controls the desktop): the
+    assistant asks the user and runs it only after their own yes."""
+    confirm: dict[str, str] = Field(default_factory=dict)
+    """Language code → the question asked before it runs, with ``{param}`` placeholders;
+    without one the assistant builds a plain question from the description."""
 
     @field_validator("command")
     @classmethod
@@ -129,6 +134,8 @@ class Tool:
             "timeout": self.spec.timeout,
             "intent": self.spec.intent.name if self.spec.intent else "",
             "slots": dict(self.spec.intent.slots) if self.spec.intent else {},
+            "modifies": self.spec.modifies,
+            "confirm": dict(self.spec.confirm),
         }
 
 
@@ -167,6 +174,9 @@ def parse_tool(path: Path) -> Tool:
         for ph in PLACEHOLDER.findall(part)
         if ph not in spec.params
     ]
+    problem = confirm_problem(spec.modifies, spec.confirm, set(spec.params))
+    if problem is not None:
+        undeclared.append(f"{path}: {problem}")
     undeclared += [
         f"{path}: [intent.slots] fills {param!r} but there is no [params.{param}]"
         for param in (spec.intent.slots if spec.intent else {})

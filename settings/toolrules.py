@@ -15,6 +15,8 @@ TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 VOLUME_TOOL = "adjust_volume"
 """Built into the dialogue: the voice side owns the volume, so no tool file may take it."""
 BUILT_IN = frozenset({VOLUME_TOOL})
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""``{param}`` in a command element or a confirmation question."""
 
 
 def name_problem(name: str) -> str | None:
@@ -23,6 +25,24 @@ def name_problem(name: str) -> str | None:
         return f"{name!r} is not a valid tool name (letters, digits, '_' and '-', at most 64)"
     if name in BUILT_IN:
         return f"{name!r} is the name of a built-in tool: give the tool another name"
+    return None
+
+
+def confirm_problem(
+    modifies: bool, confirm: dict[str, str], parameters: set[str] | None = None
+) -> str | None:
+    """Why a ``confirm`` table cannot be asked, or None: it belongs to a tool that
+    ``modifies``, each question has words, and its ``{placeholders}`` are parameters
+    (when ``parameters`` is known)."""
+    if confirm and not modifies:
+        return "confirm is asked only before a tool that modifies: add modifies = true"
+    for lang, question in confirm.items():
+        if not question.strip():
+            return f"confirm.{lang} is blank: the question must have words to speak"
+        unknown = [p for p in PLACEHOLDER.findall(question)
+                   if parameters is not None and p not in parameters]
+        if unknown:
+            return f"confirm.{lang} uses {{{unknown[0]}}} but there is no [params.{unknown[0]}]"
     return None
 
 

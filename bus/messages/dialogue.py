@@ -41,6 +41,9 @@ class Reply(Message):
     error: str | None = None
     """One of :class:`bus.errors.ErrorCode` when the turn failed (``llm-unavailable``…);
     ``text`` then holds the apology that was spoken."""
+    confirmation: str = ""
+    """The question of an action that waits for the user's yes (``text`` asks it too): the
+    session's next turn answers it (a client may offer Yes and No); empty when none."""
 
 
 @register

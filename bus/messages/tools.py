@@ -7,7 +7,7 @@ from typing import Any
 
 from bus.message import Message
 from bus.registry import register
-from settings.toolrules import announce_problem, name_problem
+from settings.toolrules import announce_problem, confirm_problem, name_problem
 
 
 def _no_parameters() -> dict[str, Any]:
@@ -36,6 +36,11 @@ class ToolSpec:
     """The local intent it answers without the model (``HassGetWeather``); "" for none."""
     slots: dict[str, str] = field(default_factory=dict)
     """Its parameter → the intent slot whose words fill it."""
+    modifies: bool = False
+    """It changes something: the dialogue runs it only after the user's own yes, and the
+    executor refuses a call of it that carries none (:attr:`ToolRequest.confirmed_by`)."""
+    confirm: dict[str, str] = field(default_factory=dict)
+    """Per language, the question asked before it runs (``{param}`` placeholders)."""
 
     def __post_init__(self) -> None:
         # The same rules as the tool files' (settings.toolrules): what `tools check`
@@ -45,7 +50,9 @@ class ToolSpec:
             raise ValueError(problem)
         if self.timeout <= 0:
             raise ValueError(f"{self.name}: timeout must be positive, got {self.timeout!r}")
-        problem = announce_problem(self.announce)
+        # A question must have words; what it names is the tool file's check (the
+        # catalog's parameters are free-form JSON schema, an MCP server's own).
+        problem = announce_problem(self.announce) or confirm_problem(True, self.confirm)
         if problem is not None:
             raise ValueError(f"{self.name}: {problem}")
 
@@ -76,6 +83,11 @@ class ToolRequest(Message):
     name: str
     arguments: str
     """The model's arguments, a JSON object as text (validated by the executor)."""
+    session: str = ""
+    """The conversation the call belongs to, for the log of actions."""
+    confirmed_by: str = ""
+    """The user's own words that said yes to this call ("yes, do it"); empty: none. A tool
+    that modifies runs only with them, and its run is written to the log of actions."""
 
 
 @register

@@ -109,7 +109,8 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
     elif args.json:
         print(
             json.dumps(
-                {"conversation": reply.text, "control": reply.control}, ensure_ascii=False
+                {"conversation": reply.text, "control": reply.control,
+                 "confirmation": reply.confirmation}, ensure_ascii=False
             )
         )
     else:
@@ -117,6 +118,10 @@ async def _ask(args: argparse.Namespace, text: str) -> int:
     if reply.error:
         print(f"ask: the turn failed: {reply.error}", file=sys.stderr)
         return ExitCode.FAILED
+    if reply.confirmation:
+        session = "" if args.session == "cli" else f" --session {args.session}"
+        print(f"ask: this waits for your yes: desktop-assistant ask{session} yes (or no)",
+              file=sys.stderr)
     return ExitCode.OK
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from desktop_assistant.exit_codes import ExitCode
 from settings import ConfigError, load_config
+from settings.actions import ActionLog
 from settings.toolfiles import Tool, check_tool_files, load_tools
 
 
@@ -19,9 +20,12 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "tools",
         help="list, run or check the tools of the config folder",
         description="list: each tool with its parameters; run NAME KEY=VALUE...: run one "
-        "tool as the assistant would and print what the model receives; check: validate "
+        "tool as the assistant would and print what the model receives (a tool that "
+        "modifies asks first, on the terminal, or runs with --yes); check: validate "
         "the tool files (exit 0 when all are valid).",
     )
+    parser.add_argument("--yes", action="store_true",
+                        help="say yes to a tool that modifies without asking (scripts)")
     parser.add_argument("action", choices=["list", "run", "check"])
     parser.add_argument("name", nargs="?", help="the tool to run")
     parser.add_argument("arguments", nargs="*", metavar="KEY=VALUE", help="the tool's arguments")
@@ -49,16 +53,38 @@ def main(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     from services.tools.runner import Runner
 
-    runner = Runner(tools, folder / "tools", config.env, config.tools)
+    runner = Runner(tools, folder / "tools", config.env, config.tools, ActionLog())
     tool = tools.get(args.name)
     try:
         arguments = parse_pairs(args.arguments, tool)
     except ValueError as exc:
         print(f"tools run: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    outcome = asyncio.run(runner.run(args.name, json.dumps(arguments)))
+    confirmed_by = ""
+    if tool is not None and tool.spec.modifies:
+        confirmed_by = "--yes" if args.yes else ask_yes(tool, arguments)
+        if not confirmed_by:
+            print(f"tools run: {tool.name} not run: it modifies, and no yes came",
+                  file=sys.stderr)
+            return ExitCode.FAILED
+    outcome = asyncio.run(runner.run(args.name, json.dumps(arguments), confirmed_by, "cli"))
     print(outcome.content)
     return ExitCode.OK if outcome.ok else ExitCode.FAILED
+
+
+def ask_yes(tool: Tool, arguments: dict[str, Any]) -> str:
+    """The user's yes on the terminal ("terminal: y"), or "" (no terminal, or not yes)."""
+    if not sys.stdin.isatty():
+        print(f"tools run: {tool.name} modifies: confirm on a terminal or pass --yes",
+              file=sys.stderr)
+        return ""
+    shown = json.dumps(arguments, ensure_ascii=False)
+    try:
+        answer = input(f"{tool.name} changes something ({tool.spec.description}) with "
+                       f"{shown}. Run it? [y/N] ")
+    except EOFError:
+        return ""
+    return f"terminal: {answer.strip()}" if answer.strip().lower() in ("y", "yes") else ""
 
 
 def check(folder: Path) -> int:
@@ -87,6 +113,10 @@ def print_tools(tools: dict[str, Tool], folder: Path) -> None:
             print(f"  {name} ({param.type}): {param.description}")
         for lang, phrases in spec.announce.items():
             print(f"  announce.{lang}: {' | '.join(phrases)}")
+        if spec.modifies:
+            print("  modifies: runs only after the user's yes")
+        for lang, question in spec.confirm.items():
+            print(f"  confirm.{lang}: {question}")
 
 
 def parse_pairs(pairs: list[str], tool: Tool | None) -> dict[str, Any]:

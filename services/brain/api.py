@@ -62,6 +62,10 @@ class AskAnswer(BaseModel):
         description='Client actions, e.g. {"type": "adjust_volume"}'
     )
     error: str | None = Field(None, description="A short code when the turn failed")
+    confirmation: str = Field(
+        "", description="The question of an action that waits for the user's yes: the "
+        "session's next ask answers it (yes or no); empty when none"
+    )
 
 
 class ClearBody(BaseModel):
@@ -117,7 +121,8 @@ def create_app(bridge: BrainBridge, brain: BrainConfig) -> FastAPI:
             bridge.ask(body.session_id, body.request_id, body.text, body.client_type, body.lang)
         )
         return AskAnswer(
-            conversation=answer.conversation, control=answer.control, error=answer.error
+            conversation=answer.conversation, control=answer.control, error=answer.error,
+            confirmation=answer.confirmation,
         )
 
     @app.post("/clear_history", responses=refusals, dependencies=[Depends(authorized)])

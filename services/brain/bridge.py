@@ -63,6 +63,8 @@ class Answer:
     conversation: str
     control: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
+    confirmation: str = ""
+    """The question of an action waiting for the user's yes (the session's next ask)."""
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,7 @@ class BrainBridge(Service):
             raise Conflict(_reused(asked[1]))
         if reply.error == ErrorCode.QUESTION_TOO_LONG:
             raise TooLong(reply.text)
-        answer = Answer(reply.text, reply.control, reply.error)
+        answer = Answer(reply.text, reply.control, reply.error, reply.confirmation)
         if reply.error is None:  # a failed turn may be retried with the same id
             self._answers[asked] = (key, answer)
             while len(self._answers) > REMEMBERED:

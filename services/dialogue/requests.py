@@ -60,6 +60,7 @@ def _addressed(reply: Reply, msg: QuestionRequest) -> Reply:
         control=reply.control,
         error=reply.error,
         turn=msg.turn or msg.id,
+        confirmation=reply.confirmation,
     )
 
 

@@ -7,6 +7,7 @@ import asyncio
 import gc
 import logging
 import random
+from dataclasses import replace
 from pathlib import Path
 
 from bus.client import Bus
@@ -20,8 +21,10 @@ from bus.messages import (
     Heartbeat,
     HistoryCleared,
     Interrupted,
+    ListenClosed,
     QuestionRequest,
     Reply,
+    SpeakRequest,
     SpeculativeTranscript,
     Spoken,
     ToolCatalog,
@@ -34,9 +37,11 @@ from bus.messages import (
 )
 from services.base import Service
 from services.dialogue.barge_in import CutOffs, cut_off, is_stop
+from services.dialogue.confirmation import Asked, Confirmations, said
 from services.dialogue.history import Sessions
 from services.dialogue.history_store import HistoryStore
 from services.dialogue.intents.local import LocalTurns
+from services.dialogue.intents.yes_no import is_short, yes_or_no
 from services.dialogue.llm import LLMClient
 from services.dialogue.phrases import guess_lang
 from services.dialogue.reachability import Reachability
@@ -101,6 +106,7 @@ class DialogueService(Service):
             bus, settings, self.toolbox, self.sessions, self.liveness, state
         )
         self.requests = Requests(REMEMBERED_REPLIES)
+        self.confirmations = Confirmations()
         # A guess can only be confirmed by its final transcript, which comes at most an
         # utterance's length and a window after it.
         expire = settings.longest_utterance + SPECULATION_MARGIN
@@ -201,6 +207,8 @@ class DialogueService(Service):
 
     def _guess(self, msg: SpeculativeTranscript) -> None:
         if not self.settings.speculative or msg.turn is None:
+            return
+        if self.confirmations.waiting(LOCAL_SESSION):  # the answer is a yes or a no
             return
         request = self._voice_request(msg)
         if request is None or is_stop(request.text):  # a stop phrase gets no answer at all
@@ -314,15 +322,53 @@ class DialogueService(Service):
     async def _answering(
         self, request: TurnRequest, prepared: Prepared | None, waits: Waits
     ) -> TurnResult:
+        asked = self.confirmations.take(request.session)
+        if asked is not None:
+            if prepared is not None:
+                discard(self.bus, prepared, "an action waits for a yes or a no")
+            return self._held(await self._answer_asked(asked, request, waits))
         if prepared is not None and not prepared.answers(request, self.sessions):
             discard(self.bus, prepared, "the history changed meanwhile")
             prepared = None
         if prepared is not None:
             prepared.turn.confirm()
-            return await prepared.turn.run(prepared.task)
+            return self._held(await prepared.turn.run(prepared.task))
+        return self._held(
+            await self.local.run(request, waits) or await self._new_turn(request, waits).run()
+        )
+
+    def _held(self, result: TurnResult) -> TurnResult:
+        if result.asked is not None:
+            self.confirmations.hold(result.asked)
+        return result
+
+    async def _answer_asked(
+        self, asked: Asked, request: TurnRequest, waits: Waits
+    ) -> TurnResult:
+        """The session's next turn after a question about an action: only its own words
+        decide. Yes runs the held calls; no, or a second answer that is neither, cancels;
+        a new question cancels and is answered."""
+        verdict, lang = yes_or_no(request.text), asked.lang
+        self.bus.publish(TraceMark(stage="confirm.answer", detail=verdict or "unclear",
+                                   turn=request.turn))
+        if verdict == "yes":
+            log.info("turn %s: yes (%r) to %s", request.turn, request.text, asked.tools)
+            return await self._new_turn(request, waits).resume(asked, request.text)
+        if verdict == "no":
+            return self._new_turn(request, waits).say_only(said("declined", lang))
+        if is_short(request.text):
+            if asked.times < 2:
+                again = replace(asked, turn=request.turn, times=asked.times + 1)
+                text = f"{said('again', lang)} {asked.question}"
+                return self._new_turn(request, waits).say_only(text, asked=again)
+            return self._new_turn(request, waits).say_only(said("gave_up", lang))
+        log.info("turn %s: a new question; %s cancelled", request.turn, asked.tools)
+        request = replace(request, preface=said("dropped", lang))
         return await self.local.run(request, waits) or await self._new_turn(request, waits).run()
 
     def _barge_in(self, msg: BargeIn) -> None:
+        if msg.reason == "wake":  # a new request; an answer said over the question counts
+            self.confirmations.cancel(LOCAL_SESSION, "the wake word", turn=msg.interrupted)
         if not self.resumptions.resumed(msg, self.cut_offs.asked):
             self.cut_offs.barge_in(msg)
             return
@@ -330,6 +376,15 @@ class DialogueService(Service):
         if finished is not None:  # answered already, not yet heard: forget the exchange
             self.resumptions.cancelled.discard(msg.interrupted)  # no cancellation to come
             self.sessions.withdraw(*finished)
+
+    def _listen_closed(self, msg: ListenClosed) -> None:
+        """The mic opened after a question about an action heard nothing: cancel it."""
+        if msg.reason != "timeout" or not msg.follow_up:
+            return
+        asked = self.confirmations.cancel(LOCAL_SESSION, "no answer while the mic was open")
+        if asked is not None:
+            self.bus.publish(SpeakRequest(text=said("expired", asked.lang), lang=asked.lang,
+                                          kind="announce", final=True, turn=new_id()))
 
     def _interrupted(self, msg: Interrupted) -> None:
         self.cut_offs.interrupted(msg)
@@ -342,6 +397,7 @@ class DialogueService(Service):
             control=result.control,
             error=result.error,
             turn=request.turn,
+            confirmation=result.asked.question if result.asked is not None else "",
         )
         for addressed in self.requests.finish(reply):
             self.bus.publish(addressed)
@@ -361,6 +417,7 @@ class DialogueService(Service):
 
     async def _clear(self, msg: ClearHistoryRequest) -> None:
         async with self.sessions.lock(msg.session):
+            self.confirmations.cancel(msg.session, "the history was cleared")
             self.sessions.clear(msg.session)
             await self.sessions.saved(msg.session)
         log.info("history of session %s cleared", msg.session)
@@ -380,4 +437,5 @@ class DialogueService(Service):
         Spoken: _spoken,
         BargeIn: _barge_in,
         Interrupted: _interrupted,
+        ListenClosed: _listen_closed,
     }

@@ -109,6 +109,15 @@ class Toolbox:
         """The tool whose file says it answers ``intent`` (the first by name)."""
         return next((s for _, s in sorted(self._tools.items()) if s.intent == intent), None)
 
+    @property
+    def specs(self) -> dict[str, ToolSpec]:
+        return self._tools
+
+    def modifying(self, calls: list[ToolCallRequest]) -> list[str]:
+        """The names of the called tools that change something (they need the user's yes)."""
+        return [call.name for call in calls
+                if call.name in self._tools and self._tools[call.name].modifies]
+
     def names(self, volume: bool) -> set[str]:
         return set(self._tools) | ({VOLUME} if volume else set())
 
@@ -121,8 +130,12 @@ class Toolbox:
                 return self._rng.choice(phrases)
         return None
 
-    async def run(self, call: ToolCallRequest, turn: str, volume: bool) -> ToolOutcome:
-        """Run one call; every failure is an ``error: ...`` result for the model."""
+    async def run(
+        self, call: ToolCallRequest, turn: str, volume: bool, confirmed_by: str = "",
+        session: str = "",
+    ) -> ToolOutcome:
+        """Run one call; every failure is an ``error: ...`` result for the model.
+        ``confirmed_by``: the user's words that said yes (a tool that modifies needs them)."""
         if call.name == VOLUME and volume:
             return adjust_volume(call)
         spec = self._tools.get(call.name)
@@ -137,6 +150,8 @@ class Toolbox:
             name=call.name,
             arguments=json.dumps(arguments, ensure_ascii=False),
             turn=turn,
+            session=session,
+            confirmed_by=confirmed_by,
         )
         try:
             result = await request_watched(

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
 from bus.client import Bus
 from bus.errors import ErrorCode
 from bus.messages import Error, Speculation, TraceMark
+from services.dialogue.confirmation import Asked, question
 from services.dialogue.history import Sessions
 from services.dialogue.llm import LLMClient, LLMError
 from services.dialogue.phrases import apology
@@ -40,6 +41,8 @@ class TurnRequest:
     """Spoken on this machine: publish ``SpeakRequest`` and ``ActionRequest``."""
     offer_volume: bool
     """Offer ``adjust_volume``."""
+    preface: str = ""
+    """Said before the answer (that a held action was cancelled by this new question)."""
 
 
 @dataclass
@@ -50,6 +53,8 @@ class TurnResult:
     waits: Waits
     asked_llm: bool = True
     """False for a local answer: it says nothing about the LLM server's health."""
+    asked: Asked | None = None
+    """Calls that modify, held until the session's next turn says yes or no."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,8 @@ class Turn:
         self.error: str | None = None
         self.announced = False
         self.ids: set[str] = set()
+        if req.preface:
+            self.speech.say(req.preface, kind="announce")
 
     async def first_round(self) -> Round:
         """The first LLM round: all of a turn that may run before its question is final. It
@@ -122,11 +129,36 @@ class Turn:
 
     async def run(self, first: Awaitable[Round] | None = None) -> TurnResult:
         """The whole turn; ``first``: its first round, already started (a speculation)."""
+
+        async def begin() -> tuple[Round, int]:
+            return await (first if first is not None else self.first_round()), 0
+
+        return await self._carry(begin())
+
+    async def resume(self, asked: Asked, words: str) -> TurnResult:
+        """Run the calls ``asked`` held, confirmed by the user's ``words``, and go on with
+        the model from where it asked."""
+        self.messages = asked.messages
+
+        async def begin() -> tuple[Round, int]:
+            await self._use_tools(self.messages, Round(asked.content, asked.calls), words)
+            return await self._round(asked.round + 1), asked.round + 1
+
+        return await self._carry(begin())
+
+    def say_only(self, text: str, asked: Asked | None = None) -> TurnResult:
+        """A turn that only says ``text`` (an answer to a held action), with no model."""
+        self.speech.finish(text)
+        self.sessions.remember(self.req.session, self.req.text, text)
+        return TurnResult(text, [], None, self.waits, asked_llm=False, asked=asked)
+
+    async def _carry(self, begin: Coroutine[Any, Any, tuple[Round, int]]) -> TurnResult:
         req = self.req
         try:
-            result = await (first if first is not None else self.first_round())
-            number = 0
+            result, number = await begin
             while result.calls and number < self.settings.tool_rounds:
+                if self.toolbox.modifying(result.calls):
+                    return await self._ask(result, number)
                 await self._use_tools(self.messages, result)
                 number += 1
                 result = await self._round(number)
@@ -199,6 +231,19 @@ class Turn:
             self.answer.append(content)
         return Round(content, calls)
 
+    async def _ask(self, result: Round, number: int) -> TurnResult:
+        """Run none of the round's calls: ask the user, and hold the round for their yes."""
+        asked_text = question(result.calls, self.toolbox.specs, self.req.lang)
+        self.speech.finish(asked_text)
+        self._mark("confirm.ask", ", ".join(self.toolbox.modifying(result.calls)))
+        conversation = " ".join([*self.answer, asked_text])
+        self.sessions.remember(self.req.session, self.req.text, conversation)
+        asked = Asked(
+            self.req.session, self.req.turn, list(self.messages), result.content, result.calls,
+            number, asked_text, self.req.lang, self.toolbox.modifying(result.calls),
+        )
+        return TurnResult(conversation, self.controls, self.error, self.waits, asked=asked)
+
     def _speak(self, text: str, number: int) -> bool:
         self.speech.show(text, number)
         sentences = self.splitter.feed(text)
@@ -221,7 +266,9 @@ class Turn:
         )
         return assembler.calls()
 
-    async def _use_tools(self, messages: list[dict[str, Any]], result: Round) -> None:
+    async def _use_tools(
+        self, messages: list[dict[str, Any]], result: Round, confirmed_by: str = ""
+    ) -> None:
         if not self.announced:
             phrase = self.toolbox.announcement(result.calls, self.req.lang)
             if phrase:
@@ -237,7 +284,8 @@ class Turn:
         with self.waits.waiting("tools"):
             outcomes = await asyncio.gather(
                 *(
-                    self.toolbox.run(call, self.req.turn, self.req.offer_volume)
+                    self.toolbox.run(call, self.req.turn, self.req.offer_volume,
+                                     confirmed_by, self.req.session)
                     for call in result.calls
                 )
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -15,6 +16,7 @@ from services.tools.arguments import ToolError, parse_arguments, substitute
 from services.tools.process import CannotStart, Finished, Limits, run_sandboxed
 from services.tools.sandbox_exec import CANNOT_START
 from services.tools.scratch import remove_stale_scratch, scratch_prefix
+from settings.actions import Action, ActionLog
 from settings.schema import ToolsConfig
 from settings.secrets import Redactor
 from settings.toolfiles import Tool, resolve_program
@@ -24,6 +26,10 @@ log = logging.getLogger(__name__)
 MAX_CONTENT = 2000
 """Characters of a result the model receives."""
 MAX_STDERR_LINE = 300
+NEEDS_YES = (
+    "this tool changes something and runs only after the user's own yes: ask them, "
+    "and call it again once they said yes"
+)
 
 
 @dataclass(frozen=True)
@@ -44,8 +50,11 @@ class Runner:
         tools_dir: Path,
         env: Mapping[str, str],
         defaults: ToolsConfig,
+        actions: ActionLog | None = None,
     ) -> None:
         self.tools = dict(tools)
+        self.actions = actions
+        """Where each run of a tool that modifies is written (None: nowhere, for tests)."""
         self.tools_dir = tools_dir
         self.env = {**os.environ, **env}
         """The service's own environment plus ``[env]``."""
@@ -60,9 +69,17 @@ class Runner:
         base = self.defaults.model_dump(include={field.name for field in fields(Limits)})
         return Limits(**{**base, **own})
 
-    async def run(self, name: str, arguments: str) -> Outcome:
+    async def run(
+        self, name: str, arguments: str, confirmed_by: str = "", session: str = ""
+    ) -> Outcome:
+        """Run ``name``; one that modifies needs ``confirmed_by``, the user's own words that
+        said yes, and its run is written to the log of actions."""
         started = time.monotonic()
+        tool = self.tools.get(name)
+        modifies = tool is not None and tool.spec.modifies
         try:
+            if modifies and not confirmed_by.strip():
+                raise ToolError(NEEDS_YES)
             content = await self._run(name, arguments)
             ok = True
         except ToolError as exc:
@@ -70,7 +87,25 @@ class Runner:
         content = self.redact(content)[:MAX_CONTENT]
         duration = time.monotonic() - started
         log.info("%s: %s in %.2f s", name, "ok" if ok else content, duration)
+        if modifies and confirmed_by.strip():
+            self._record(name, arguments, confirmed_by, session, ok, content)
         return Outcome(content, ok, duration)
+
+    def _record(
+        self, name: str, arguments: str, confirmed_by: str, session: str, ok: bool, content: str
+    ) -> None:
+        if self.actions is None:
+            return
+        try:
+            values = json.loads(arguments)
+        except ValueError:
+            values = None
+        action = Action(name, values if isinstance(values, dict) else {"unread": arguments[:200]},
+                        confirmed_by[:200], ok, content, session)
+        try:
+            self.actions.record(action)
+        except OSError as exc:  # the action ran: say so loudly, do not hide its result
+            log.error("%s ran, but the log of actions could not be written: %s", name, exc)
 
     async def _run(self, name: str, arguments: str) -> str:
         tool = self.tools.get(name)

@@ -16,11 +16,12 @@ from services.runner import ServiceMain, StartupError
 from services.tools.callers import CallerSlots, TooManyCalls
 from services.tools.runner import Outcome, Runner
 from settings import Config, ConfigError, config_dir
+from settings.actions import ActionLog
 from settings.toolfiles import Tool, load_tools
 
 log = logging.getLogger(__name__)
 
-CallKey = tuple[str | None, str, str, str]
+CallKey = tuple[str | None, str, str, str, str]
 
 
 class AnswerCache:
@@ -61,7 +62,7 @@ def serve_with(tools: dict[str, Tool], tools_dir: Path) -> ServiceMain:
     """The tools service over ``tools``."""
 
     async def serve(bus: Bus, config: Config, _: argparse.Namespace) -> None:
-        runner = Runner(tools, tools_dir, config.env, config.tools)
+        runner = Runner(tools, tools_dir, config.env, config.tools, ActionLog())
         catalog = [ToolSpec(**tool.catalog_entry()) for tool in tools.values()]
         service = ToolService(
             bus,
@@ -119,7 +120,7 @@ class ToolService(Service):
             self.publish_catalog()
 
     def handle_call(self, call: ToolRequest) -> None:
-        key: CallKey = (call.turn, call.id, call.name, call.arguments)
+        key: CallKey = (call.turn, call.id, call.name, call.arguments, call.confirmed_by)
         outcome = self.answers.get(key)
         if outcome is None:
             try:
@@ -136,7 +137,9 @@ class ToolService(Service):
     async def _execute(self, call: ToolRequest) -> Outcome:
         async with self.slots.slot(call.src):
             try:
-                return await self.runner.run(call.name, call.arguments)
+                return await self.runner.run(
+                    call.name, call.arguments, call.confirmed_by, call.session
+                )
             except Exception as exc:  # a bug of ours must not leave the caller waiting
                 log.exception("call %s of %s failed inside the service", call.id, call.name)
                 return Outcome(f"error: internal error of the tools service: {exc}", False, 0.0)

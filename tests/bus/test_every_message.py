@@ -59,6 +59,9 @@ RULES: dict[tuple[type, str], st.SearchStrategy[Any]] = {
         lambda name: name not in BUILT_IN
     ),
     (ToolSpec, "timeout"): st.floats(min_value=0, exclude_min=True) | st.just(math.nan),
+    (ToolSpec, "confirm"): st.dictionaries(
+        st.text(max_size=5), st.text(max_size=10).filter(str.strip), max_size=2
+    ),
     (ToolSpec, "announce"): st.dictionaries(
         st.text(max_size=5),
         st.lists(st.text(max_size=10).filter(str.strip), max_size=2),

@@ -67,6 +67,7 @@ def catalog_of(*entries: dict[str, object]) -> list[bytes]:
         ({"name": "x", "timeout": 0}, "timeout must be positive"),
         ({"name": "x", "timeout": True}, "field 'tools'"),
         ({"name": "x", "announce": {"en": ["  "]}}, "announce.en[0] is blank"),
+        ({"name": "x", "modifies": True, "confirm": {"en": " "}}, "confirm.en is blank"),
         ({"name": "adjust_volume"}, "the name of a built-in tool"),
         ({"name": "x", "announce": {"en": "One moment."}}, "field 'tools'"),
         ({"name": "x", "parameters": {"properties": {1: "a"}}}, "a map key"),

@@ -85,7 +85,9 @@ def test_ask_prints_the_reply_and_keeps_the_session(
     done = ask(config_folder, "Hi", "you")
     assert (done.returncode, done.stdout) == (0, "Hello there.\n")
     done = ask(config_folder, "--json", "Again")
-    assert json.loads(done.stdout) == {"conversation": "Still here.", "control": []}
+    assert json.loads(done.stdout) == {
+        "conversation": "Still here.", "control": [], "confirmation": ""
+    }
     ask(config_folder, "--session", "other", "Who?")
     assert [m["content"] for m in llm.requests[1]["messages"][1:]] == [
         "Hi you",

@@ -90,7 +90,7 @@ def test_the_examples_pass_the_check_once_copied(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLES, tmp_path / "tools")
     ok = cli("tools", "check", "--config", str(tmp_path))
     assert ok.returncode == 0, ok.stderr
-    assert "4 tools ok (calendar, now, search, weather)" in ok.stdout
+    assert "5 tools ok (add_event, calendar, now, search, weather)" in ok.stdout
 
 
 @pytest.mark.parametrize(
@@ -119,3 +119,26 @@ def test_a_tool_the_dialogue_would_drop_fails_the_check_and_the_start(
     )
     assert started.returncode == 2
     assert problem in started.stderr and "Traceback" not in started.stderr
+
+
+def test_a_tool_that_modifies_asks_first_and_runs_with_yes(tmp_path: Path) -> None:
+    write_program(tmp_path, "argv.py", ARGV_PRINTER)
+    write_tool(tmp_path, "send", ["argv.py", "{text}"], params={"text": "string"},
+               extra='modifies = true\nconfirm.en = "Send {text}?"')
+    state = tmp_path / "state"
+    env = {"XDG_STATE_HOME": str(state)}
+    listed = cli("tools", "list", "--config", str(tmp_path), env=env)
+    assert "  modifies: runs only after the user's yes" in listed.stdout.splitlines()
+    refused = cli("tools", "run", "send", "text=hi", "--config", str(tmp_path), env=env)
+    assert refused.returncode == 1
+    assert "send modifies: confirm on a terminal or pass --yes" in refused.stderr
+    assert not (state / "desktop-assistant" / "actions.jsonl").exists()
+    ran = cli("tools", "run", "send", "text=hi", "--yes", "--config", str(tmp_path), env=env)
+    assert (ran.returncode, ran.stdout) == (0, '["hi"]\n'), ran.stderr
+    shown = cli("actions", "--json", env=env)
+    (action,) = [json.loads(line) for line in shown.stdout.splitlines()]
+    assert (action["tool"], action["arguments"], action["confirmed_by"], action["session"]) == (
+        "send", {"text": "hi"}, "--yes", "cli"
+    )
+    plain = cli("actions", env=env)
+    assert plain.stdout.splitlines()[1:] == ["  confirmed by: '--yes'", '  result: ["hi"]']

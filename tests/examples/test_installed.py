@@ -60,7 +60,8 @@ def test_examples_work_from_a_config_folder(
                 except RequestTimeout as exc:
                     raise AssertionError(f"{exc}\n{proc.output()}") from None
                 by_name = {tool.name: tool for tool in catalog.tools}
-                assert sorted(by_name) == ["calendar", "now", "search", "weather"]
+                assert sorted(by_name) == ["add_event", "calendar", "now", "search", "weather"]
+                assert by_name["add_event"].modifies and not by_name["calendar"].modifies
                 assert by_name["now"].announce == {} and by_name["calendar"].announce == {}
                 assert "Checking the weather." in by_name["weather"].announce["en"]
                 assert "Searching the web." in by_name["search"].announce["en"]
@@ -87,6 +88,18 @@ def test_examples_work_from_a_config_folder(
                 searxng.formats = ["html"]
                 refused = await call(bus, "search", {"query": "anything"}, "8")
                 assert not refused.ok and "search.formats" in refused.content
+
+                lunch = {"title": "Lunch", "start": "2030-01-06T13:00", "minutes": 30}
+                unasked = await call(bus, "add_event", lunch, "9")
+                assert not unasked.ok and "only after the user's own yes" in unasked.content
+                added = await request(bus, ToolRequest(
+                    id="10", name="add_event", arguments=json.dumps(lunch), turn="t",
+                    confirmed_by="Yes."), ToolResult, timeout=30)
+                assert (added.ok, added.content) == (
+                    True, "added to personal: 2030-01-06 13:00 Lunch (30 min)"
+                )
+                back = await call(bus, "calendar", {"start": "2030-01-06"}, "11")
+                assert back.content == "2030-01-06 13:00 Lunch"
 
             with_buses(config_folder.endpoints, ["dialogue"], body)
         finally:

@@ -32,6 +32,8 @@ def tool(
     params: dict[str, str] | None = None,
     announce: dict[str, list[str]] | None = None,
     timeout: float = 10.0,
+    modifies: bool = False,
+    confirm: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """A catalog entry as the executor publishes it; ``params`` maps name to JSON type."""
     properties = {p: {"type": t, "description": p} for p, t in (params or {}).items()}
@@ -41,6 +43,8 @@ def tool(
         "parameters": {"type": "object", "properties": properties},
         "announce": announce or {},
         "timeout": timeout,
+        "modifies": modifies,
+        "confirm": confirm or {},
     }
 
 

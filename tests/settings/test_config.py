@@ -100,11 +100,12 @@ def test_env_variable_and_xdg_are_honoured(tmp_path: Path, monkeypatch: pytest.M
     assert load_config(tmp_path / "absent")[0].card == ""
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "desktop_assistant", *args],
         cwd=ROOT,
-        env=python_env(),
+        env=python_env(env),
+        stdin=subprocess.DEVNULL,  # no terminal: nothing may wait for a keypress
         capture_output=True,
         text=True,
         timeout=60,

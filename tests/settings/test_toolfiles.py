@@ -54,7 +54,40 @@ def test_the_weather_example_parses(tmp_path: Path) -> None:
         "timeout": 10.0,
         "intent": "HassGetWeather",
         "slots": {"place": "place"},
+        "modifies": False,
+        "confirm": {},
     }
+
+
+ADD_EVENT = """\
+description = "Add an event to the calendar."
+command = ["add.py", "{title}"]
+modifies = true
+confirm.en = "Add {title} to your calendar?"
+[params.title]
+type = "string"
+description = "what"
+"""
+
+
+def test_a_tool_that_modifies_carries_its_question(tmp_path: Path) -> None:
+    entry = parse_tool(tool_file(tmp_path, "add_event", ADD_EVENT)).catalog_entry()
+    assert (entry["modifies"], entry["confirm"]) == (True, {"en": "Add {title} to your calendar?"})
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (("modifies = true", ""), "confirm is asked only before a tool that modifies"),
+        (("{title} to", "{when} to"), "confirm.en uses {when} but there is no [params.when]"),
+        (('"Add {title} to your calendar?"', '" "'), "confirm.en is blank"),
+    ],
+)
+def test_a_question_that_cannot_be_asked_is_refused(
+    tmp_path: Path, change: tuple[str, str], expected: str
+) -> None:
+    with pytest.raises(ConfigError, match=expected.replace("[", r"\[").replace("{", r"\{")):
+        parse_tool(tool_file(tmp_path, "add_event", ADD_EVENT.replace(*change)))
 
 
 def test_an_intent_slot_must_fill_a_declared_parameter(tmp_path: Path) -> None:

@@ -100,6 +100,8 @@ class LocalTurns:
         if answer.volume is not None and request.local:
             self.bus.publish(VolumeRequest(action="set", value=answer.volume, turn=request.turn))
         speech.control(answer.control)
+        if request.preface:
+            speech.say(request.preface, kind="announce")
         speech.finish(answer.text)
         said = await speech.said_instead() or answer.text
         self.sessions.remember(request.session, request.text, said)

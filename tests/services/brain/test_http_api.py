@@ -46,7 +46,9 @@ def test_ask_returns_conversation_and_control(brain: Stack) -> None:
     )
     response = ask(brain, "What time is it?", client_type="text")
     assert response.status_code == 200
-    assert response.json() == {"conversation": "It is noon.", "control": [], "error": None}
+    assert response.json() == {
+        "conversation": "It is noon.", "control": [], "error": None, "confirmation": ""
+    }
     assert offered(brain.llm.requests[0]) == ["now"]
     assert brain.llm.requests[0]["messages"][-1] == {"role": "user", "content": "What time is it?"}
 
@@ -55,6 +57,7 @@ def test_ask_returns_conversation_and_control(brain: Stack) -> None:
         "conversation": "Quieter.",
         "control": [{"type": "adjust_volume", "direction": "down"}],
         "error": None,
+        "confirmation": "",
     }
     assert offered(brain.llm.requests[1]) == ["now", "adjust_volume"]
 
@@ -64,7 +67,9 @@ def test_a_repeated_request_id_runs_once(brain: Stack) -> None:
     first = ask(brain, "Time?", request_id="same")
     second = ask(brain, "Time?", request_id="same")
     assert first.status_code == second.status_code == 200
-    assert first.json() == second.json() == {"conversation": "Noon.", "control": [], "error": None}
+    assert first.json() == second.json() == {
+        "conversation": "Noon.", "control": [], "error": None, "confirmation": ""
+    }
     assert len(brain.llm.requests) == 2  # one turn: the tool round and the answer
 
 
@@ -130,6 +135,7 @@ def test_an_llm_failure_is_an_answer_with_an_error_code_and_may_be_retried(brain
         "conversation": "Sorry, something went wrong with the language model's answer.",
         "control": [],
         "error": "llm-error",
+        "confirmation": "",
     }
     assert ask(brain, "Hi", request_id="flaky").json()["conversation"] == "Better now."
 

@@ -324,3 +324,29 @@ def test_a_flood_from_one_caller_leaves_another_served(
         assert held == ["held"] * 32
 
     with_buses(config_folder.endpoints, ["flooder", "dialogue"], body)
+
+
+def test_a_tool_that_modifies_needs_the_callers_yes_and_is_logged(
+    config_folder: ConfigFolder, start_tools: Start, log_dir: Path, tmp_path: Path
+) -> None:
+    write_program(config_folder.path, "argv.py", ARGV_PRINTER)
+    write_tool(config_folder.path, "send", ["argv.py", "{text}"], params={"text": "string"},
+               extra="modifies = true")
+    start_tools()
+
+    async def body(bus: Bus) -> None:
+        refused = await call(bus, "send", json.dumps({"text": "hi"}), "c1")
+        assert not refused.ok and "only after the user's own yes" in refused.content
+        allowed = await request(
+            bus, ToolRequest(id="c2", name="send", arguments=json.dumps({"text": "hi"}),
+                             turn="t1", session="local", confirmed_by="Yes."),
+            ToolResult, timeout=30,
+        )
+        assert (allowed.ok, allowed.content) == (True, '["hi"]')
+
+    with_buses(config_folder.endpoints, ["caller"], body)
+    (line,) = (log_dir / "state" / "desktop-assistant" / "actions.jsonl").read_text().splitlines()
+    assert json.loads(line) | {"when": ""} == {
+        "tool": "send", "arguments": {"text": "hi"}, "confirmed_by": "Yes.", "ok": True,
+        "result": '["hi"]', "session": "local", "when": "",
+    }

@@ -28,7 +28,7 @@ from tests.helpers.searxng import FakeSearxng
 from tests.helpers.speech import padded
 from tests.helpers.vdir import Vdir, event
 
-TOOLS = ("now", "calendar", "weather", "search")
+TOOLS = ("now", "calendar", "weather", "search", "add_event")
 QUIET_AFTER = 3.0
 """Seconds of listening after an answer has been played: a mic that heard the answer
 would have made a transcript of it by then (VAD window 0.5 s, STT well under 1 s)."""
