@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 MAX_CPU_SECONDS = 86_400
 MAX_MB = 1 << 20
@@ -342,6 +342,41 @@ class WyomingConfig(Table):
 SATELLITE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 
 
+MCP_NAME = re.compile(r"[a-z0-9][a-z0-9_]{0,23}")
+
+
+class McpConfig(Table):
+    """One MCP server (``[mcp.time]``) whose tools join the catalog as ``NAME__tool``:
+    a program the tools service starts and keeps (``command``, over stdio, in the tools'
+    sandbox) or a server that runs already (``url``, streamable HTTP)."""
+
+    command: list[str] = Field(default_factory=list)
+    """argv of a stdio server, run without a shell (``["mcp-server-time"]``)."""
+    url: str = ""
+    """Or the address of a streamable HTTP server (``http://127.0.0.1:8123/mcp``)."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Added to a stdio server's environment (over a small safe base, not ours)."""
+    timeout: float = Field(30.0, gt=0, le=600)
+    """Seconds a call, the start or a list of tools may take."""
+    enabled: bool = True
+    """false: the server is neither started nor offered (kept in the file for later)."""
+    trust_read_only: list[str] = Field(default_factory=list)
+    """Its tools that need no spoken yes although the server does not mark them
+    ``readOnlyHint`` (the tool's own name, without the prefix)."""
+    memory_mb: int = Field(1024, ge=64, le=MAX_MB)
+    """A stdio server's address space, like a tool's ``memory_mb``."""
+
+    @model_validator(mode="after")
+    def _one_way_in(self) -> McpConfig:
+        if bool(self.command) == bool(self.url):
+            raise ValueError("give command (a program to start) or url, exactly one")
+        if self.command and not self.command[0]:
+            raise ValueError("command[0] (the program) must not be empty")
+        if self.url and not self.url.startswith(("http://", "https://")):
+            raise ValueError(f"url {self.url!r} is not http:// or https://")
+        return self
+
+
 class SatelliteConfig(Table):
     """One Wyoming satellite (``[satellite.kitchen]``), another room's mic and speaker:
     the assistant connects to it as Home Assistant would (``services.satellites``). Its
@@ -430,6 +465,8 @@ class Config(Table):
     wyoming: WyomingConfig = WyomingConfig()
     satellite: dict[str, SatelliteConfig] = Field(default_factory=dict)
     """The Wyoming satellites to serve, by name (each name a site: ``[satellite.kitchen]``)."""
+    mcp: dict[str, McpConfig] = Field(default_factory=dict)
+    """MCP servers whose tools the assistant may call, by name (``[mcp.time]``)."""
     log: LogConfig = LogConfig()
     env: dict[str, str] = Field(default_factory=dict)
     """Added to every tool's environment (personal values, key file paths)."""
@@ -444,6 +481,15 @@ class Config(Table):
                 raise ValueError(f"satellite name {name!r}: lowercase letters, digits, - and _,"
                                  " at most 32, and not 'local' (the mic's own site)")
         return satellites
+
+    @field_validator("mcp")
+    @classmethod
+    def _mcp_names_are_prefixes(cls, servers: dict[str, McpConfig]) -> dict[str, McpConfig]:
+        for name in servers:  # the prefix of its tools' names: NAME__tool
+            if not MCP_NAME.fullmatch(name):
+                raise ValueError(f"mcp server name {name!r}: lowercase letters, digits and _, "
+                                 "at most 24")
+        return servers
 
     @field_validator("env")
     @classmethod

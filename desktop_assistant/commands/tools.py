@@ -44,6 +44,10 @@ def main(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     if args.action == "list":
         print_tools(tools, folder)
+        if any(server.enabled for server in config.mcp.values()):
+            from desktop_assistant.commands.mcp_tools import print_mcp_tools
+
+            print_mcp_tools(config, folder)
         return ExitCode.OK
     if args.name is None:
         print(
@@ -51,6 +55,10 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return ExitCode.USAGE
+    if args.name.partition("__")[0] in config.mcp and "__" in args.name:
+        from desktop_assistant.commands.mcp_tools import run_mcp_tool
+
+        return run_mcp_tool(config, folder, args)
     from services.tools.runner import Runner
 
     runner = Runner(tools, folder / "tools", config.env, config.tools, ActionLog())
@@ -62,7 +70,8 @@ def main(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     confirmed_by = ""
     if tool is not None and tool.spec.modifies:
-        confirmed_by = "--yes" if args.yes else ask_yes(tool, arguments)
+        confirmed_by = "--yes" if args.yes else ask_yes(tool.name, tool.spec.description,
+                                                        arguments)
         if not confirmed_by:
             print(f"tools run: {tool.name} not run: it modifies, and no yes came",
                   file=sys.stderr)
@@ -72,15 +81,15 @@ def main(args: argparse.Namespace) -> int:
     return ExitCode.OK if outcome.ok else ExitCode.FAILED
 
 
-def ask_yes(tool: Tool, arguments: dict[str, Any]) -> str:
+def ask_yes(name: str, description: str, arguments: dict[str, Any]) -> str:
     """The user's yes on the terminal ("terminal: y"), or "" (no terminal, or not yes)."""
     if not sys.stdin.isatty():
-        print(f"tools run: {tool.name} modifies: confirm on a terminal or pass --yes",
+        print(f"tools run: {name} modifies: confirm on a terminal or pass --yes",
               file=sys.stderr)
         return ""
     shown = json.dumps(arguments, ensure_ascii=False)
     try:
-        answer = input(f"{tool.name} changes something ({tool.spec.description}) with "
+        answer = input(f"{name} changes something ({description}) with "
                        f"{shown}. Run it? [y/N] ")
     except EOFError:
         return ""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,28 @@ def check_config(folder: str | None) -> tuple[Config | None, list[Check]]:
     else:
         count = len(list(tools_dir.glob("*.toml"))) if tools_dir.is_dir() else 0
         checks.append(Check("tool files", True, f"{count} tool(s) in {tools_dir}"))
-    return config, checks
+    return config, checks + check_mcp(config)
+
+
+def check_mcp(config: Config) -> list[Check]:
+    """Each enabled ``[mcp.*]`` stdio server's program is there (the running tools service
+    reports whether each server is up in its heartbeat, which the bus check shows)."""
+    checks = []
+    for name, server in config.mcp.items():
+        if not server.enabled:
+            continue
+        if server.url:
+            checks.append(Check(f"mcp {name}", True, f"{server.url} (the tools service connects)"))
+            continue
+        path = config.env.get("PATH") or os.environ.get("PATH", os.defpath)
+        program = shutil.which(server.command[0], path=path)
+        if program is None:
+            checks.append(Check(f"mcp {name}", False, f"{server.command[0]!r} is not on PATH",
+                                "install the server (.venv/bin/pip install ...) or fix "
+                                f"[mcp.{name}] command"))
+        else:
+            checks.append(Check(f"mcp {name}", True, program))
+    return checks
 
 
 def check_audio(config: Config) -> list[Check]:

@@ -117,7 +117,7 @@ def render_config() -> str:
     sys.path.insert(0, str(ROOT))
     from pydantic import BaseModel
 
-    from settings.schema import Config, SatelliteConfig, VoiceConfig
+    from settings.schema import Config, McpConfig, SatelliteConfig, VoiceConfig
 
     out: list[str] = []
 
@@ -140,6 +140,8 @@ def render_config() -> str:
                 type_name, default = "tables `[voice.LANG]`", "`it`, `en`"
             if name == "satellite":
                 type_name, default = "tables `[satellite.NAME]`", "none"
+            if name == "mcp":
+                type_name, default = "tables `[mcp.NAME]`", "none"
             doc = " ".join((info.description or "").split())
             rows.append(f"| `{name}` | {type_name} | {default} | {doc} |")
         if rows:
@@ -154,6 +156,7 @@ def render_config() -> str:
     table(Config, "Top level")
     table(VoiceConfig, "[voice.LANG]")
     table(SatelliteConfig, "[satellite.NAME]")
+    table(McpConfig, "[mcp.NAME]")
     return "\n".join(out).rstrip() + "\n"
 
 

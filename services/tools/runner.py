@@ -88,24 +88,8 @@ class Runner:
         duration = time.monotonic() - started
         log.info("%s: %s in %.2f s", name, "ok" if ok else content, duration)
         if modifies and confirmed_by.strip():
-            self._record(name, arguments, confirmed_by, session, ok, content)
+            record_action(self.actions, name, arguments, confirmed_by, session, ok, content)
         return Outcome(content, ok, duration)
-
-    def _record(
-        self, name: str, arguments: str, confirmed_by: str, session: str, ok: bool, content: str
-    ) -> None:
-        if self.actions is None:
-            return
-        try:
-            values = json.loads(arguments)
-        except ValueError:
-            values = None
-        action = Action(name, values if isinstance(values, dict) else {"unread": arguments[:200]},
-                        confirmed_by[:200], ok, content, session)
-        try:
-            self.actions.record(action)
-        except OSError as exc:  # the action ran: say so loudly, do not hide its result
-            log.error("%s ran, but the log of actions could not be written: %s", name, exc)
 
     async def _run(self, name: str, arguments: str) -> str:
         tool = self.tools.get(name)
@@ -131,6 +115,25 @@ class Runner:
             except CannotStart as exc:
                 raise ToolError(f"cannot start {argv[0]!r}: {exc}") from None
         return result_text(finished, self.limits_of(tool), self.redact)
+
+
+def record_action(
+    actions: ActionLog | None, name: str, arguments: str, confirmed_by: str, session: str,
+    ok: bool, content: str,
+) -> None:
+    """Write the run of a tool that modifies to the log of actions (when there is one)."""
+    if actions is None:
+        return
+    try:
+        values = json.loads(arguments)
+    except ValueError:
+        values = None
+    action = Action(name, values if isinstance(values, dict) else {"unread": arguments[:200]},
+                    confirmed_by[:200], ok, content, session)
+    try:
+        actions.record(action)
+    except OSError as exc:  # the action ran: say so loudly, do not hide its result
+        log.error("%s ran, but the log of actions could not be written: %s", name, exc)
 
 
 def result_text(finished: Finished, limits: Limits, redact: Redactor) -> str:

@@ -7,6 +7,7 @@ import asyncio
 import logging
 from collections import OrderedDict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bus.client import Bus
 from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult, ToolSpec
@@ -17,7 +18,11 @@ from services.tools.callers import CallerSlots, TooManyCalls
 from services.tools.runner import Outcome, Runner
 from settings import Config, ConfigError, config_dir
 from settings.actions import ActionLog
+from settings.state import state_dir
 from settings.toolfiles import Tool, load_tools
+
+if TYPE_CHECKING:
+    from services.tools.mcp_servers import McpServers
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +67,8 @@ def serve_with(tools: dict[str, Tool], tools_dir: Path) -> ServiceMain:
     """The tools service over ``tools``."""
 
     async def serve(bus: Bus, config: Config, _: argparse.Namespace) -> None:
-        runner = Runner(tools, tools_dir, config.env, config.tools, ActionLog())
+        actions = ActionLog()
+        runner = Runner(tools, tools_dir, config.env, config.tools, actions)
         catalog = [ToolSpec(**tool.catalog_entry()) for tool in tools.values()]
         service = ToolService(
             bus,
@@ -71,10 +77,22 @@ def serve_with(tools: dict[str, Tool], tools_dir: Path) -> ServiceMain:
             interval=config.tools.catalog_interval,
             concurrency=config.tools.concurrency,
             queue_per_caller=config.tools.queue_per_caller,
+            mcp=mcp_servers(config, runner, actions),
         )
         await service.run()
 
     return serve
+
+
+def mcp_servers(config: Config, runner: Runner, actions: ActionLog) -> McpServers | None:
+    """The enabled ``[mcp.*]`` servers; None (and the SDK never imported) without any."""
+    if not any(server.enabled for server in config.mcp.values()):
+        return None
+    from services.tools.mcp_servers import McpServers
+
+    home = state_dir() / "mcp"  # the stdio servers' working folder and stderr logs
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return McpServers(config.mcp, config.tools, config.env, home, home, runner.redact, actions)
 
 
 class ToolService(Service):
@@ -90,10 +108,14 @@ class ToolService(Service):
         concurrency: int = 8,
         queue_per_caller: int = 32,
         cache_size: int = 256,
+        mcp: McpServers | None = None,
     ) -> None:
         super().__init__(bus)
         self.runner = runner
         self.catalog = catalog
+        self.mcp = mcp
+        if mcp is not None:
+            mcp.changed = self._mcp_changed
         self.interval = interval
         self.slots = CallerSlots(concurrency, queue_per_caller)
         self.answers = AnswerCache(cache_size)
@@ -103,8 +125,10 @@ class ToolService(Service):
         self.subscribe(self.bus)
         await self.bus.wait_connected()  # our subscriptions have reached the broker
         self.publish_catalog()
-        self.bus.set_state("ready", f"{len(self.catalog)} tools")
+        self._report()
         self.tasks.spawn(self._republish())
+        if self.mcp is not None and self.mcp.links:
+            self.tasks.spawn(self.mcp.keep())
         try:
             await self.serve()
         finally:
@@ -112,7 +136,21 @@ class ToolService(Service):
 
     def publish_catalog(self, request: ToolCatalogRequest | None = None) -> None:
         reply_to = None if request is None else request.id
-        self.bus.publish(ToolCatalog(tools=self.catalog, reply_to=reply_to))
+        tools = self.catalog + (self.mcp.specs() if self.mcp is not None else [])
+        self.bus.publish(ToolCatalog(tools=tools, reply_to=reply_to))
+
+    def _mcp_changed(self) -> None:
+        """A server came up or went down: its tools join or leave the catalog at once."""
+        self.publish_catalog()
+        self._report()
+
+    def _report(self) -> None:
+        detail = f"{len(self.catalog)} tools"
+        if self.mcp is None or not self.mcp.links:
+            self.bus.set_state("ready", detail)
+            return
+        all_up, servers = self.mcp.status()
+        self.bus.set_state("ready" if all_up else "degraded", f"{detail}; {servers}")
 
     async def _republish(self) -> None:
         while True:
@@ -137,6 +175,10 @@ class ToolService(Service):
     async def _execute(self, call: ToolRequest) -> Outcome:
         async with self.slots.slot(call.src):
             try:
+                if self.mcp is not None and self.mcp.handles(call.name):
+                    return await self.mcp.run(
+                        call.name, call.arguments, call.confirmed_by, call.session
+                    )
                 return await self.runner.run(
                     call.name, call.arguments, call.confirmed_by, call.session
                 )

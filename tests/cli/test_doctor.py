@@ -348,3 +348,18 @@ def test_the_table_shows_the_fix_under_each_failure() -> None:
         "FAIL  llm  unreachable",
         "           fix: start one",
     ]
+
+
+def test_mcp_servers_whose_program_is_missing_fail_with_the_fix() -> None:
+    time_server = Path(sys.executable).with_name("mcp-server-time")
+    config = Config.model_validate({"mcp": {
+        "time": {"command": [str(time_server)]},
+        "gone": {"command": ["no-such-mcp-server"]},
+        "web": {"url": "http://127.0.0.1:9/mcp"},
+        "off": {"command": ["no-such-either"], "enabled": False},
+    }})
+    checks = {check.name: check for check in local.check_mcp(config)}
+    assert sorted(checks) == ["mcp gone", "mcp time", "mcp web"]
+    assert checks["mcp time"].ok and checks["mcp web"].ok
+    assert not checks["mcp gone"].ok
+    assert checks["mcp gone"].detail == "'no-such-mcp-server' is not on PATH"

@@ -34,11 +34,12 @@ REFUSING_THE_CONFIG = [
 ]
 
 
-def run(argv: list[str], folder: Path) -> subprocess.CompletedProcess[str]:
+def run(argv: list[str], folder: Path, env: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess[str]:
     words = [word for arg in argv for word in (["--config", str(folder)] if arg == DIR else [arg])]
     return subprocess.run(
         [sys.executable, "-m", "desktop_assistant", *words],
-        cwd=ROOT, env=python_env(), capture_output=True, text=True, timeout=60, check=False,
+        cwd=ROOT, env=python_env(env), capture_output=True, text=True, timeout=60, check=False,
     )
 
 
@@ -70,7 +71,8 @@ def test_models_takes_it_anywhere_and_needs_no_config(broken: Path) -> None:
 
 
 def test_every_subcommand_is_covered() -> None:
-    covered = {argv[0] for argv in REFUSING_THE_CONFIG} | {"doctor", "systemd", "models"}
+    covered = {argv[0] for argv in REFUSING_THE_CONFIG} | {"doctor", "systemd", "models",
+                                                           "actions"}
     assert covered == set(COMMANDS)
 
 
@@ -80,3 +82,12 @@ def test_the_question_keeps_its_word_order() -> None:
 
     args = build_parser().parse_args(["ask", "what", "--config", "D", "time", "--json", "is"])
     assert (args.text, args.config, args.json) == (["what", "time", "is"], "D", True)
+
+
+def test_actions_takes_it_anywhere_and_needs_no_config(broken: Path) -> None:
+    """The log of actions is in the state folder, whatever the config folder."""
+    state = broken / "state"
+    listed = run(["actions", DIR, "--last", "3"], broken, {"XDG_STATE_HOME": str(state)})
+    assert (listed.returncode, listed.stdout) == (
+        0, f"no actions yet ({state / 'desktop-assistant' / 'actions.jsonl'})\n"
+    ), listed.stderr

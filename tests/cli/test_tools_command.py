@@ -90,7 +90,7 @@ def test_the_examples_pass_the_check_once_copied(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLES, tmp_path / "tools")
     ok = cli("tools", "check", "--config", str(tmp_path))
     assert ok.returncode == 0, ok.stderr
-    assert "5 tools ok (add_event, calendar, now, search, weather)" in ok.stdout
+    assert "7 tools ok (add_event, calendar, media, now, now_playing, search, weather)" in ok.stdout
 
 
 @pytest.mark.parametrize(
@@ -142,3 +142,36 @@ def test_a_tool_that_modifies_asks_first_and_runs_with_yes(tmp_path: Path) -> No
     )
     plain = cli("actions", env=env)
     assert plain.stdout.splitlines()[1:] == ["  confirmed by: '--yes'", '  result: ["hi"]']
+
+
+def test_mcp_servers_tools_are_listed_and_run_with_the_same_yes(tmp_path: Path) -> None:
+    server = ROOT / "tests" / "helpers" / "mcp_test_server.py"
+    time_server = Path(sys.executable).with_name("mcp-server-time")
+    notes = tmp_path / "notes.txt"
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "config.toml").write_text(
+        f"[mcp.time]\ncommand = {json.dumps([str(time_server)])}\n"
+        f"[mcp.notes]\ncommand = {json.dumps([sys.executable, str(server)])}\n"
+        f'env = {{ NOTES = "{notes}" }}\n'
+    )
+    env = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    listed = cli("tools", "list", "--config", str(tmp_path), env=env)
+    lines = listed.stdout.splitlines()
+    assert "time__get_current_time: Get current time in a specific timezone" in lines, lines
+    at = lines.index("notes__delete_note: Delete a note.")
+    assert lines[at + 1:at + 4] == [
+        f"  from mcp notes ({sys.executable} {server})", "  title (string)",
+        "  modifies: runs only after the user's yes",
+    ]
+    now = cli("tools", "run", "time__get_current_time", "timezone=Asia/Tokyo",
+              "--config", str(tmp_path), env=env)
+    assert now.returncode == 0 and "Asia/Tokyo" in now.stdout, now.stderr
+    refused = cli("tools", "run", "notes__delete_note", "title=old", "--config", str(tmp_path),
+                  env=env)
+    assert refused.returncode == 1 and not notes.exists(), refused.stderr
+    done = cli("tools", "run", "notes__delete_note", "title=old", "--yes",
+               "--config", str(tmp_path), env=env)
+    assert (done.returncode, done.stdout) == (0, "deleted old\n"), done.stderr
+    assert notes.read_text() == "deleted old\n"
+    shown = cli("actions", "--json", env=env)
+    assert json.loads(shown.stdout)["tool"] == "notes__delete_note"

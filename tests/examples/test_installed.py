@@ -60,7 +60,8 @@ def test_examples_work_from_a_config_folder(
                 except RequestTimeout as exc:
                     raise AssertionError(f"{exc}\n{proc.output()}") from None
                 by_name = {tool.name: tool for tool in catalog.tools}
-                assert sorted(by_name) == ["add_event", "calendar", "now", "search", "weather"]
+                assert sorted(by_name) == ["add_event", "calendar", "media", "now",
+                                           "now_playing", "search", "weather"]
                 assert by_name["add_event"].modifies and not by_name["calendar"].modifies
                 assert by_name["now"].announce == {} and by_name["calendar"].announce == {}
                 assert "Checking the weather." in by_name["weather"].announce["en"]
@@ -105,4 +106,4 @@ def test_examples_work_from_a_config_folder(
         finally:
             proc.stop()
     direct = run_example("calendar.py", "2030-01-05", "2", CALENDAR_DIR=str(vdir.root))
-    assert direct.stdout.strip() == "2030-01-05 09:30 Dentist"
+    assert direct.stdout.strip() == "2030-01-05 09:30 Dentist\n2030-01-06 13:00 Lunch"
