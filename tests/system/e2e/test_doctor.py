@@ -6,7 +6,7 @@ import json
 import re
 
 from tests.helpers import llm_chunks as c
-from tests.system.e2e.world import World
+from tests.system.e2e.world import TOOLS, World
 
 ACCENTED = {"voice en", "voice it"}
 """The rows doctor warns on here: the install has only the embedded Japanese voices, so
@@ -36,7 +36,7 @@ def test_all_is_well_on_a_running_default_install(world: World) -> None:
     assert {name for name, (status, _) in table.items() if status != "ok"} == ACCENTED, done.stdout
     assert {table[name][0] for name in ACCENTED} == {"WARN"}, done.stdout
     assert table["audio input"][1] == "card 'pulse' → 'pulse'"
-    assert table["tool files"][1].startswith("4 tool(s)")
+    assert table["tool files"][1].startswith(f"{len(TOOLS)} tool(s)")
     assert table["stt"][1].startswith("embedded faster-whisper whisper-base, multilingual")
     # The built-in voice tables with the embedded voices: jf_alpha, as the TTS service does.
     voice_en = table["voice en"][1]

@@ -17,7 +17,7 @@ from tests.helpers import llm_chunks as c
 from tests.helpers.assistant import Recorder
 from tests.helpers.hearing import says_time
 from tests.helpers.searxng import result
-from tests.system.e2e.world import World, clock, script_tool_turn
+from tests.system.e2e.world import TOOLS, World, clock, script_tool_turn
 
 
 def flat(text: str) -> str:
@@ -113,5 +113,5 @@ def test_a_plain_question_reaches_no_tool(world: World) -> None:
     # The model was offered every tool and answered in one round, with nothing from a tool.
     (request,) = llm.requests
     offered = {t["function"]["name"] for t in request["tools"]}
-    assert offered == {"now", "calendar", "weather", "search"}
+    assert offered == set(TOOLS)
     assert [m["role"] for m in request["messages"]] == ["system", "user"]
