@@ -53,12 +53,14 @@ def heard_words(utterance: Utterance) -> list[str]:
 def assert_short(utterance: Utterance, what: str = "the wrong question") -> list[str]:
     """Fails unless the utterance is the short question and not the long one, judged by its
     words: how long it lasts says less, as the silence that ends a turn waits for the STT's
-    guess (later on a loaded machine) and the two questions differ by 0.45 s. Half of the
-    short one's words do: the mic opened by a key has clipped "Set a" to "0". The words
-    heard are returned."""
+    guess (later on a loaded machine) and the two questions differ by 0.45 s. The two share
+    no word, so a third of the short one's words (two of six) and at most one of the long
+    one's tell them apart: the mic opened by a key clips "Set a", and Whisper tiny.en then
+    hears the rest as "0 timer for 10 minutes" on one host and "time of what 10 minutes" on
+    another (AVX-512: its numerics differ). The words heard are returned."""
     heard = heard_words(utterance)
     short, long = recall(words(SHORT), heard), recall(words(QUESTION), heard)
-    assert short >= 0.5 and long <= 0.2, f"{what}: heard {heard} ({utterance.duration} s)"
+    assert short >= 1 / 3 and long <= 0.2, f"{what}: heard {heard} ({utterance.duration} s)"
     return heard
 
 
