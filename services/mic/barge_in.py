@@ -68,8 +68,10 @@ class BargeIns:
         if self.echo is not None:
             voice, onset = self.echo.voice_over_echo(heard)
             taken = "no echo" if onset is None else f"{onset:.0f} dB taken off it"
-            log.info("echo delay %.0f ms, %.0f dB taken off; speech onset: %s",
-                     1000 * self.echo.delay / RATE, self.echo.reduction, taken)
+            before = self.echo.taken_off_before(heard)
+            log.info("echo delay %.0f ms, %.0f dB taken off (%s just before); "
+                     "speech onset: %s", 1000 * self.echo.delay / RATE, self.echo.reduction,
+                     "no echo" if before is None else f"{before:.0f} dB", taken)
             if not voice:
                 log.info("speech onset taken off like the echo: not a barge-in")
                 return False

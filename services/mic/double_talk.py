@@ -31,6 +31,12 @@ half as loud as the echo (-6 dB) at the trust threshold of 12 dB takes off 6 dB;
 echo alone varies by 1-3 dB between a second and its loudest tenth."""
 BEFORE = RATE
 """Samples before the onset whose echo sets what the canceller usually takes off."""
+LOOK_BACK = 3 * RATE
+"""Samples looked back for the echo an onset is compared with when the second before it
+held none (the user spoke up in a pause between two sentences): the smoothed reduction
+(``usual``) by then holds the user's own voice, taken off by 0-1 dB, and the whole
+question was refused, onset after onset, as "taken off like the echo" (a whole-system
+test on a fast host, 1 run in 3)."""
 KEEP = 4 * RATE
 """Samples of history kept: an onset is announced ``[vad] min_speech`` (at most a few
 tenths of a second) after it began."""
@@ -72,12 +78,19 @@ class DoubleTalk:
         heard, left, count = self._powers(start, end, loud=True)
         return None if not count else decibels(heard, left)
 
+    def reference(self, start: int) -> float | None:
+        """dB taken off the loud echo just before sample ``start``: the second before, or
+        the last :data:`LOOK_BACK` when that second was a lull; None without any."""
+        before = self.taken_off(start - BEFORE, start)
+        return self.taken_off(start - LOOK_BACK, start) if before is None else before
+
     def voice_over_echo(self, start: int, usual: float) -> tuple[bool, float | None]:
         """Whether the audio from sample ``start`` on stands out from the echo (a voice
         in the room), and the dB taken off it (None in a lull of the answer); ``usual``:
-        the dB taken off the echo lately, used when no echo came in the second before."""
+        the dB taken off the echo lately, used when no loud echo came in the
+        :data:`LOOK_BACK` before."""
         onset = self.taken_off(start)
-        before = self.taken_off(start - BEFORE, start)
+        before = self.reference(start)
         if onset is not None:
             return onset <= (usual if before is None else before) - STANDS_OUT, onset
         _, left, count = self._powers(start, None, loud=False)

@@ -93,6 +93,11 @@ class EchoCanceller:
             round(heard * RATE) >= self._trusted_from
         )
 
+    def taken_off_before(self, heard: float) -> float | None:
+        """dB the canceller took off the loud echo just before ``heard`` (what a speech
+        onset then is compared with); None when the echo was quiet then."""
+        return self.double_talk.reference(round(heard * RATE))
+
     def voice_over_echo(self, heard: float) -> tuple[bool, float | None]:
         """Whether speech that started at ``heard`` (epoch seconds) stands out from the echo
         (``double_talk.py``), and the dB the canceller took off it."""

@@ -207,7 +207,7 @@ class Assistant:
     def logs(self, names: set[str] | list[str] | None = None) -> str:
         picked = names or list(self.processes)
         return "\n".join(
-            f"--- {name}\n{self.processes[name].output()[-2500:]}" for name in picked
+            f"--- {name}\n{self.processes[name].output()[-12000:]}" for name in picked
             if name in self.processes
         )
 
