@@ -85,11 +85,23 @@ def test_fuzzed_arguments_are_one_argument_each_or_an_error(tmp_path: Path) -> N
         OUTCOMES["passed"] += 1
         values = json.loads(text) if text.strip() else {}
         want = json.dumps(expected_argv(values))
-        if len(want) > 2000:  # the model gets 2,000 characters: compare what it got
-            assert outcome.content == want[:2000].strip()
+        if len(want) > 2000:  # the model gets 2,000 characters: compare what it got (the
+            # output is stripped, then cut: a cut that ends on a space keeps it)
+            assert outcome.content == want[:2000]
         else:
             assert outcome.content == want
 
     run()
     print(f"\ntool arguments tried: {dict(OUTCOMES)}")
     assert OUTCOMES["passed"] and OUTCOMES["refused"]
+
+
+def test_a_cut_that_ends_on_a_space_keeps_it(tmp_path: Path) -> None:
+    """What hypothesis once drew (the fuzz above compared a stripped cut): the output is
+    stripped whole, then cut to 2,000 characters, so a cut after a space ends with it."""
+    write_program(tmp_path, "argv.py", ARGV_PRINTER)
+    write_tool(tmp_path, "echo", ["argv.py", "{a}"], params={"a": "string"})
+    value = "x" * 1997 + " " + "y" * 10  # '["' then the value: its space is character 2,000
+    outcome = asyncio.run(make_runner(tmp_path).run("echo", json.dumps({"a": value})))
+    assert outcome.ok and outcome.content == json.dumps([value])[:2000]
+    assert outcome.content.endswith("x ")
