@@ -78,7 +78,8 @@ def test_with_no_llm_the_time_in_each_language(module_broker: Endpoints):
         japanese = await h.ask("今何時ですか")
         assert CLOCK.search(english.reply.text) and re.search(r"[AP]M", english.reply.text)
         assert italian.reply.text.startswith("Sono le "), italian.reply.text
-        assert japanese.reply.text.endswith("分です"), japanese.reply.text
+        # Home Assistant's Japanese template leaves the minutes out on the hour: 午前8時です
+        assert re.search(r"\d+時(\d+分)?です$", japanese.reply.text), japanese.reply.text
         other = await h.ask("che cosa è la fotosintesi?", lang="it")
         assert intent_of(other) == "none"
         assert other.reply.text.startswith("Non posso rispondere"), other.reply.text
