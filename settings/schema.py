@@ -84,8 +84,8 @@ class WhisperConfig(Table):
     embedded_model: str = "base"
     """The embedded backend's model: ``base`` (multilingual Whisper base, packaged; chooses
     among the ``[voice.*]`` languages per utterance), ``tiny.en`` (packaged, English only,
-    about twice as fast), a model ``desktop-assistant models pull`` fetched (``small``,
-    ``small.en``, ``medium``) or a CTranslate2 Whisper model folder."""
+    about twice as fast), ``small`` once ``desktop-assistant models pull whisper-small``
+    fetched it, or a CTranslate2 Whisper model folder (Systran's ``small.en``, ``medium``...)."""
     threads: int = Field(2, ge=1)
     """CPU threads of the embedded backend."""
     beam_size: int = Field(1, ge=1)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from desktop_assistant.download import DownloadError, Progress, Unreachable, fetch
@@ -63,19 +65,30 @@ def print_models() -> None:
 def pull(model: Model, source: str, terminal: bool) -> None:
     folder = models_dir() / model.name
     folder.mkdir(parents=True, exist_ok=True)
-    sums = folder / "SHA256SUMS"
     for file in model.files:
         target = folder / file.name
         if target.is_file():
-            print(f"{file.name}: already there", file=sys.stderr)
-            continue
+            if sha256_of(target) == file.sha256:
+                print(f"{file.name}: already there (pinned sha256 checked)", file=sys.stderr)
+                continue
+            # an older pull (before the pins) or a file changed on disk: fetched again
+            print(f"{file.name}: not the pinned file, fetching it again", file=sys.stderr)
+            target.unlink()
         url = mirrored(file.url, source)
         print(f"{file.name}: {url}", file=sys.stderr)
-        fetched = fetch(url, target, file.sha256, progress_printer(terminal))
-        print(f"{file.name}: ok ({fetched.checked_against} checked)", file=sys.stderr)
-        with sums.open("a") as out:
-            out.write(f"{fetched.sha256}  {file.name}\n")
+        fetch(url, target, file.sha256, progress_printer(terminal))
+        print(f"{file.name}: ok (pinned sha256 checked)", file=sys.stderr)
+    # every file was checked against its pin: ``sha256sum -c SHA256SUMS`` checks them again
+    (folder / "SHA256SUMS").write_text("".join(f"{f.sha256}  {f.name}\n" for f in model.files))
     print(f"{model.name} is installed in {folder}")
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for chunk in iter(lambda: file.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def mirrored(url: str, source: str) -> str:

