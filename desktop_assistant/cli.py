@@ -13,7 +13,7 @@ from desktop_assistant.parsing import IntermixedParser
 
 COMMANDS = [
     "ask", "say", "listen", "volume", "history", "config", "tap", "doctor", "ready", "tools",
-    "actions", "keys", "systemd", "models",
+    "actions", "remind", "keys", "systemd", "models",
 ]
 """Subcommand modules in ``desktop_assistant.commands``, in the order of ``--help``."""
 

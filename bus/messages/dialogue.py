@@ -82,6 +82,33 @@ class HistoryCleared(Message):
 
 @register
 @dataclass(frozen=True, kw_only=True)
+class ReminderRequest(Message):
+    """Say ``text`` at ``at`` (epoch seconds) and show it as a desktop notification: kept with
+    the timers, so it survives a restart. Answered by :class:`ReminderSet`."""
+
+    TOPIC = "dialogue.remind"
+    at: float
+    text: str
+    """What to be reminded of, at most 200 characters: "call the dentist"."""
+    lang: str | None = None
+    """The language it is said in (default: the assistant's)."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class ReminderSet(Message):
+    """The answer to a :class:`ReminderRequest`: the ``reminder``'s id, or why it was refused."""
+
+    TOPIC = "dialogue.reminded"
+    reminder: str = ""
+    """Empty when it was refused."""
+    problem: str = ""
+    """Why it was refused, a sentence for the user ("it is in the past", "50 timers and
+    reminders are kept already"); empty when it was set."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
 class Speculation(Message):
     """The verdict on a turn's speculative work, once its final transcript is known."""
 

@@ -23,6 +23,7 @@ from bus.messages import (
     Interrupted,
     ListenClosed,
     QuestionRequest,
+    ReminderRequest,
     Reply,
     SpeakRequest,
     SpeculativeTranscript,
@@ -169,6 +170,9 @@ class DialogueService(Service):
 
     def _clear_request(self, msg: ClearHistoryRequest) -> None:
         self.tasks.spawn(self._clear(msg))
+
+    def _remind(self, msg: ReminderRequest) -> None:
+        self.bus.publish(self.local.remind(msg))
 
     def _voice_request(self, msg: Transcript | SpeculativeTranscript) -> TurnRequest | None:
         text = self.resumptions.text(msg.turn, msg.text.strip())
@@ -432,6 +436,7 @@ class DialogueService(Service):
         TurnDropped: _dropped,
         QuestionRequest: _text_turn,
         ClearHistoryRequest: _clear_request,
+        ReminderRequest: _remind,
         ToolResult: _late_result,
         VolumeState: _volume,
         Spoken: _spoken,

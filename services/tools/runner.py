@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import signal
+import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -17,6 +18,7 @@ from services.tools.process import CannotStart, Finished, Limits, run_sandboxed
 from services.tools.sandbox_exec import CANNOT_START
 from services.tools.scratch import remove_stale_scratch, scratch_prefix
 from settings.actions import Action, ActionLog
+from settings.loader import ENV_VAR
 from settings.schema import ToolsConfig
 from settings.secrets import Redactor
 from settings.toolfiles import Tool, resolve_program
@@ -56,8 +58,11 @@ class Runner:
         self.actions = actions
         """Where each run of a tool that modifies is written (None: nowhere, for tests)."""
         self.tools_dir = tools_dir
-        self.env = {**os.environ, **env}
-        """The service's own environment plus ``[env]``."""
+        self.env = with_own_programs({**os.environ, ENV_VAR: str(tools_dir.parent), **env})
+        """The service's own environment plus ``[env]``; the assistant's own programs
+        (``desktop-assistant``) last on PATH, and its config folder (the tools folder's
+        parent) in ``$DESKTOP_ASSISTANT_CONFIG``, so a tool's ``desktop-assistant remind``
+        reaches this assistant's bus."""
         self.redact = Redactor(env, defaults.secret_env)
         """Results, which the model, the bus and the log see, never show a secret ``[env]``
         value; masked before any cut, so that no first part of one is left behind."""
@@ -168,3 +173,14 @@ def killed_by(signum: int, limits: Limits) -> str:
 def last_line(tail: bytes, redact: Redactor) -> str:
     lines = tail.decode("utf-8", errors="replace").strip().splitlines()
     return redact(lines[-1].strip())[:MAX_STDERR_LINE] if lines else ""
+
+
+def with_own_programs(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with the folder of this Python's programs at the end of PATH, so that a tool
+    finds ``desktop-assistant`` however the service was started (a systemd unit names the
+    venv's python without putting its folder on PATH); what PATH had first still wins."""
+    own = str(Path(sys.executable).parent)
+    folders = env.get("PATH", os.defpath).split(os.pathsep)
+    if own not in folders:
+        env["PATH"] = os.pathsep.join([*folders, own])
+    return env

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import select
@@ -66,7 +67,16 @@ def dialogue(
     broker: Process, config_folder: ConfigFolder, llm: ScriptedLLM, log_dir: Path
 ) -> Iterator[Process]:
     config_folder.write(f'llm = "{llm.url}"\n[dialogue]\nmodel = "m"\n')
-    proc = Process("services.dialogue", *config_folder.args(), log_dir=log_dir)
+    with running_dialogue(config_folder, log_dir) as proc:
+        yield proc
+
+
+@contextlib.contextmanager
+def running_dialogue(
+    config_folder: ConfigFolder, log_dir: Path, env: dict[str, str] | None = None
+) -> Iterator[Process]:
+    """``python -m services.dialogue`` on the folder's config, once it reported ready."""
+    proc = Process("services.dialogue", *config_folder.args(), log_dir=log_dir, env=env)
 
     async def ready(bus: Bus) -> None:
         await bus.wait_for(Heartbeat, lambda h: h.service == "dialogue" and h.state == "ready", 20)

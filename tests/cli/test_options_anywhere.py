@@ -31,6 +31,7 @@ REFUSING_THE_CONFIG = [
     ["tools", "list", DIR],
     ["tools", "check", DIR],
     ["keys", "add", DIR, "laptop"],
+    ["remind", "17:00", DIR, "call", "the", "dentist"],
 ]
 
 

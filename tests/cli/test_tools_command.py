@@ -90,7 +90,9 @@ def test_the_examples_pass_the_check_once_copied(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLES, tmp_path / "tools")
     ok = cli("tools", "check", "--config", str(tmp_path))
     assert ok.returncode == 0, ok.stderr
-    assert "7 tools ok (add_event, calendar, media, now, now_playing, search, weather)" in ok.stdout
+    assert "8 tools ok (add_event, calendar, media, now, now_playing, remind, search, weather)" in (
+        ok.stdout
+    )
 
 
 @pytest.mark.parametrize(

@@ -61,7 +61,7 @@ def test_examples_work_from_a_config_folder(
                     raise AssertionError(f"{exc}\n{proc.output()}") from None
                 by_name = {tool.name: tool for tool in catalog.tools}
                 assert sorted(by_name) == ["add_event", "calendar", "media", "now",
-                                           "now_playing", "search", "weather"]
+                                           "now_playing", "remind", "search", "weather"]
                 assert by_name["add_event"].modifies and not by_name["calendar"].modifies
                 assert by_name["now"].announce == {} and by_name["calendar"].announce == {}
                 assert "Checking the weather." in by_name["weather"].announce["en"]

@@ -6,9 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from tests.helpers.processes import ROOT, python_env
 
@@ -51,3 +52,30 @@ def on_bus(address: str, module: str, *args: str) -> Iterator[subprocess.Popen[s
         proc.wait(10)
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+Answer = Callable[[Any, str, str], Any]
+"""(method call, interface, member) -> the reply message, or None: no such method here."""
+
+
+def serve_names(name: str, answer: Answer) -> None:
+    """Own ``name`` on the session bus, print ``ready``, and answer each method call with
+    ``answer`` (an unknown method gets D-Bus's ``UnknownMethod`` error) until killed."""
+    from jeepney import HeaderFields, MessageType, new_error
+    from jeepney.bus_messages import message_bus
+    from jeepney.io.blocking import open_dbus_connection
+
+    conn = open_dbus_connection(bus="SESSION")
+    conn.send_and_get_reply(message_bus.RequestName(name))
+    print("ready", flush=True)
+    while True:
+        msg = conn.receive()
+        if msg.header.message_type != MessageType.method_call:
+            continue
+        interface = msg.header.fields.get(HeaderFields.interface)
+        member = msg.header.fields.get(HeaderFields.member)
+        reply = answer(msg, interface, member)
+        if reply is None:
+            reply = new_error(msg, "org.freedesktop.DBus.Error.UnknownMethod", "s",
+                              (f"{interface}.{member}",))
+        conn.send(reply)

@@ -9,10 +9,11 @@ is its own.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
-from jeepney import HeaderFields, MessageType, new_error, new_method_return
-from jeepney.bus_messages import message_bus
-from jeepney.io.blocking import open_dbus_connection
+from jeepney import new_error, new_method_return
+
+from tests.helpers.dbus_session import serve_names
 
 PLAYER = "org.mpris.MediaPlayer2.Player"
 PROPERTIES = "org.freedesktop.DBus.Properties"
@@ -20,40 +21,30 @@ TRACKS = [("First Song", ["The Band"]), ("Second Song", ["Other Band", "Guest"])
 
 
 def main(name: str) -> None:
-    conn = open_dbus_connection(bus="SESSION")
-    conn.send_and_get_reply(message_bus.RequestName(f"org.mpris.MediaPlayer2.{name}"))
-    print("ready", flush=True)
-    status, track = "Paused", 0
-    while True:
-        msg = conn.receive()
-        if msg.header.message_type != MessageType.method_call:
-            continue
-        interface = msg.header.fields.get(HeaderFields.interface)
-        member = msg.header.fields.get(HeaderFields.member)
+    state = {"status": "Paused", "track": 0}
+
+    def answer(msg: Any, interface: str, member: str) -> Any:
+        status, track = state["status"], int(state["track"])
         if interface == PROPERTIES and member == "Get":
             _, prop = msg.body
             if prop == "PlaybackStatus":
-                reply = new_method_return(msg, "v", (("s", status),))
-            elif prop == "Metadata":
+                return new_method_return(msg, "v", (("s", status),))
+            if prop == "Metadata":
                 title, artists = TRACKS[track]
                 metadata = {"xesam:title": ("s", title), "xesam:artist": ("as", artists)}
-                reply = new_method_return(msg, "v", (("a{sv}", metadata),))
-            else:
-                reply = new_error(msg, "org.freedesktop.DBus.Error.UnknownProperty", "s",
-                                  (prop,))
-        elif interface == PLAYER and member in ("Play", "Pause", "PlayPause", "Next",
-                                                "Previous"):
+                return new_method_return(msg, "v", (("a{sv}", metadata),))
+            return new_error(msg, "org.freedesktop.DBus.Error.UnknownProperty", "s", (prop,))
+        if interface == PLAYER and member in ("Play", "Pause", "PlayPause", "Next", "Previous"):
             if member == "PlayPause":
-                status = "Paused" if status == "Playing" else "Playing"
+                state["status"] = "Paused" if status == "Playing" else "Playing"
             elif member in ("Play", "Pause"):
-                status = "Playing" if member == "Play" else "Paused"
+                state["status"] = "Playing" if member == "Play" else "Paused"
             else:
-                track = (track + (1 if member == "Next" else -1)) % len(TRACKS)
-            reply = new_method_return(msg)
-        else:
-            reply = new_error(msg, "org.freedesktop.DBus.Error.UnknownMethod", "s",
-                              (f"{interface}.{member}",))
-        conn.send(reply)
+                state["track"] = (track + (1 if member == "Next" else -1)) % len(TRACKS)
+            return new_method_return(msg)
+        return None
+
+    serve_names(f"org.mpris.MediaPlayer2.{name}", answer)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from bus.client import Bus, RequestTimeout
 from bus.liveness import Liveness
 from bus.message import new_id
 from bus.messages import Heartbeat, SpeakRequest, Spoken, TraceMark
+from services.dialogue.intents.notifier import Notifier
 from services.dialogue.intents.phrases import duration, phrase
 from services.dialogue.intents.timers import Timer
 from services.names import SPEAKER
@@ -32,19 +33,27 @@ CHECK = 0.2
 class Announcer:
     """``liveness`` is the dialogue's, fed with every heartbeat of its inbox."""
 
-    def __init__(self, bus: Bus, liveness: Liveness) -> None:
+    def __init__(self, bus: Bus, liveness: Liveness, notifier: Notifier | None = None) -> None:
         self.bus, self.liveness = bus, liveness
+        self.notifier = notifier or Notifier()
 
     async def ring(self, timer: Timer) -> None:
-        """Announce ``timer`` (after the speaker's tone); returns once it has been played."""
-        text = phrase("timer_done", timer.lang, text=duration(timer.seconds, timer.lang))
+        """Announce ``timer`` (after the speaker's tone); returns once it has been played.
+        A reminder is shown as a desktop notification too, as soon as it is due."""
+        if timer.text:
+            words = timer.text.strip().rstrip(".!?。！？")
+            text = phrase("reminder", timer.lang, text=words)
+            await self.notifier.show(phrase("reminder_title", timer.lang), timer.text.strip())
+        else:
+            text = phrase("timer_done", timer.lang, text=duration(timer.seconds, timer.lang))
+        stage = "reminder.due" if timer.text else "timer.done"
         while True:
             pid = await self._working_speaker()
             turn = new_id()
             played = asyncio.ensure_future(
                 self.bus.wait_for(Spoken, _of(turn), timeout=ANNOUNCED_WITHIN)
             )
-            self.bus.publish(TraceMark(stage="timer.done", detail=timer.id, turn=turn))
+            self.bus.publish(TraceMark(stage=stage, detail=timer.id, turn=turn))
             self.bus.publish(
                 SpeakRequest(text=text, lang=timer.lang, kind="announce", final=True, turn=turn)
             )

@@ -13,23 +13,26 @@ remembered in the history like any other, so a later LLM turn sees it; a trace m
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 from bus.client import Bus
 from bus.liveness import Liveness
-from bus.messages import TraceMark, VolumeRequest
+from bus.messages import ReminderRequest, ReminderSet, TraceMark, VolumeRequest
 from services.dialogue.history import Sessions
 from services.dialogue.intents.announcer import Announcer
 from services.dialogue.intents.handlers import BUILT_IN, Handlers, LocalAnswer
 from services.dialogue.intents.phrases import phrase, with_instead
 from services.dialogue.intents.recognizer import Match, Recognizer
-from services.dialogue.intents.timers import Timers
+from services.dialogue.intents.timers import MAX_TIMERS, Timers, TimersFull, reminder_problem
 from services.dialogue.settings import DialogueSettings
 from services.dialogue.speech import Speech
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.turn import TurnRequest, TurnResult
+from services.phrases import language
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +52,7 @@ class LocalTurns:
     ) -> None:
         self.bus, self.sessions, self.liveness = bus, sessions, liveness
         self.mode = settings.intents
+        self.lang = settings.lang
         self.has_llm = bool(settings.llm.strip())
         langs = [settings.lang, *settings.langs]
         self.recognizer = Recognizer(langs, set(BUILT_IN)) if self.mode != "off" else None
@@ -106,3 +110,20 @@ class LocalTurns:
         said = await speech.said_instead() or answer.text
         self.sessions.remember(request.session, request.text, said)
         return TurnResult(said, answer.control, None, waits, asked_llm=False)
+
+    def remind(self, msg: ReminderRequest) -> ReminderSet:
+        """Keep a reminder with the timers (``desktop-assistant remind``, a tool that calls it);
+        the answer names it, or says why not."""
+        problem = reminder_problem(msg.at, msg.text, time.time())
+        if problem is None:
+            try:
+                reminder = self.timers.remind(msg.at, msg.text.strip(),
+                                              language(msg.lang or self.lang))
+            except TimersFull:
+                problem = f"{MAX_TIMERS} timers and reminders are kept already"
+        if problem is not None:
+            log.info("reminder refused: %s", problem)
+            return ReminderSet(reply_to=msg.id, problem=problem, turn=msg.turn)
+        when = datetime.fromtimestamp(reminder.ends).isoformat(" ", "seconds")
+        log.info("reminder %s set for %s", reminder.id, when)
+        return ReminderSet(reply_to=msg.id, reminder=reminder.id, turn=msg.turn)

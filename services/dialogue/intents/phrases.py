@@ -58,6 +58,12 @@ PHRASES: dict[str, dict[str, str]] = {
         "キャンセルしてから新しくセットしてください。",
     },
     "timer_left": {"en": "{text} left.", "it": "Mancano {text}.", "ja": "残り{text}です。"},
+    "reminder": {
+        "en": "Reminder: {text}.",
+        "it": "Promemoria: {text}.",
+        "ja": "リマインダーです。{text}。",
+    },
+    "reminder_title": {"en": "Reminder", "it": "Promemoria", "ja": "リマインダー"},
     "timer_done": {
         "en": "Your {text} timer is done.",
         "it": "Il timer di {text} è finito.",

@@ -1,4 +1,6 @@
-"""The assistant's timers: its own state, like the volume, saved so that they survive a restart.
+"""The assistant's timers and reminders: its own state, like the volume, saved so that they
+survive a restart. A reminder is a timer with words (``text``): it rings at a time of day
+with what to be reminded of, and "cancel the timer" or "how long is left" leave it alone.
 
 The dialogue owns them (it hears "set a timer" and says that one is done); the file
 ``timers.json`` in the state folder is replaced atomically on every change. A timer
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -33,9 +36,15 @@ from settings.state import write_atomic
 log = logging.getLogger(__name__)
 
 MAX_TIMERS = 50
-"""Timers kept at most, ended ones not yet announced included: a person keeps a handful."""
+"""Timers and reminders kept at most, ended ones not yet announced included: a person keeps
+a handful."""
+MAX_TEXT = 200
+"""Characters of a reminder's words: a sentence to hear, not a document."""
 MAX_FILE = 64 * 1024
 """The largest timers file read: :data:`MAX_TIMERS` entries take about 5 KiB."""
+PAST_GRACE = 60.0
+"""Seconds a reminder's time may lie in the past and still ring at once (it was said at
+10:59:30 for 10:59)."""
 MAX_SECONDS = 10_000_000.0
 """The longest timer a saved entry may hold (115 days; the sentences allow about 4)."""
 
@@ -53,6 +62,7 @@ class _Saved(BaseModel):
     seconds: float = Field(ge=0, le=MAX_SECONDS)
     ends: float
     lang: str = Field(min_length=1, max_length=16)
+    text: str = Field("", max_length=MAX_TEXT)
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,8 @@ class Timer:
     """Epoch time it rings."""
     lang: str
     """The language it was set in: its announcement's."""
+    text: str = ""
+    """A reminder's words; empty for a timer."""
 
     def left(self, now: float) -> float:
         return max(0.0, self.ends - now)
@@ -92,10 +104,20 @@ class Timers:
         self._changed_now()
         return timer
 
+    def remind(self, at: float, text: str, lang: str) -> Timer:
+        """A new reminder at epoch time ``at``, saved; :class:`TimersFull` as :meth:`start`.
+        The caller checked ``text`` (:func:`reminder_problem`)."""
+        if len(self._timers) >= MAX_TIMERS:
+            raise TimersFull(f"{len(self._timers)} timers and reminders are kept already")
+        reminder = Timer(new_id(), max(0.0, at - self._clock()), at, lang, text)
+        self._timers[reminder.id] = reminder
+        self._changed_now()
+        return reminder
+
     def cancel(self) -> int:
-        """Cancel every timer still counting; how many there were."""
+        """Cancel every timer still counting (reminders stay); how many there were."""
         now = self._clock()
-        counting = [t.id for t in self._timers.values() if t.ends > now]
+        counting = [t.id for t in self._timers.values() if t.ends > now and not t.text]
         for timer_id in counting:
             del self._timers[timer_id]
         if counting:
@@ -103,9 +125,10 @@ class Timers:
         return len(counting)
 
     def counting(self) -> list[Timer]:
-        """Timers not yet ended, the soonest first."""
+        """Timers (not reminders) not yet ended, the soonest first."""
         now = self._clock()
-        return sorted((t for t in self._timers.values() if t.ends > now), key=lambda t: t.ends)
+        return sorted((t for t in self._timers.values() if t.ends > now and not t.text),
+                      key=lambda t: t.ends)
 
     async def run(self) -> None:
         """Ring each timer when it ends (at once for those that ended while we were down)."""
@@ -177,13 +200,28 @@ class Timers:
             )
         if saved.ends > self._clock() + MAX_SECONDS:
             return f"ends: more than {MAX_SECONDS:,.0f} s from now"
-        return Timer(saved.id, saved.seconds, saved.ends, saved.lang)
+        return Timer(saved.id, saved.seconds, saved.ends, saved.lang, saved.text)
 
     def _save(self) -> None:
         if self.path is None:
             return
-        data = json.dumps([asdict(t) for t in self._timers.values()]).encode()
+        data = json.dumps([asdict(t) for t in self._timers.values()], ensure_ascii=False).encode()
         try:
             write_atomic(self.path, data)
         except OSError as exc:
             log.error("could not save the timers to %s: %s", self.path, exc)
+
+
+def reminder_problem(at: float, text: str, now: float) -> str | None:
+    """Why a reminder cannot be kept, said to the user; None when it can."""
+    if not text.strip():
+        return "it has no words: say what to be reminded of"
+    if len(text) > MAX_TEXT:
+        return f"its words are {len(text)} characters long, more than {MAX_TEXT}"
+    if not math.isfinite(at):
+        return "its time is not a number"
+    if at < now - PAST_GRACE:
+        return "its time is in the past"
+    if at > now + MAX_SECONDS:
+        return f"its time is more than {MAX_SECONDS / 86400:.0f} days away"
+    return None

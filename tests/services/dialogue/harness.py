@@ -118,6 +118,7 @@ class Harness:
             "control.action",
             "dialogue.reply",
             "dialogue.cleared",
+            "dialogue.reminded",
             "dialogue.speculation",
             "trace.mark",
             "sys.error",

@@ -77,6 +77,7 @@ def bad_entries(now: float) -> list[Any]:
         saved("far", 60, now + 1e300),
         {"id": "missing-ends", "seconds": 60, "lang": "en"},
         saved("not-a-language", 60, now + 60, lang=7),  # type: ignore[arg-type]
+        {**saved("long-words", 60, now + 60), "text": "x" * 201},
         "not an object",
         None,
     ]
