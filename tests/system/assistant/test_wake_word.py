@@ -3,7 +3,8 @@ card as mic and speaker, the scripted LLM counting requests.
 
 Speech without the word never reaches the LLM; with the word, the question that follows does,
 once; after the spoken answer a follow-up inside the window needs no word; once the window
-has closed, speech without the word is ignored again.
+has closed, speech without the word is ignored again. A tool that acts asks first, and
+silence in the window after its question cancels it aloud.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bus.messages import ListenClosed, Speaking, SpeechStarted
+from bus.messages import ListenClosed, Reply, Speaking, SpeakRequest, SpeechStarted, ToolRequest
 from tests.helpers import llm_chunks as c
 from tests.helpers.assistant import Assistant, Recorder
 from tests.helpers.speech import padded
@@ -29,6 +30,7 @@ WORD = "Okay Nabu."
 IGNORED = "Tell me a joke about computers."
 QUESTION = "What is the weather like in Rome tomorrow?"
 FOLLOW = "Set a timer for ten minutes."
+ACT = "Add lunch with Anna on Monday at one."
 
 
 def questions(llm_requests: list[dict[str, Any]]) -> list[str]:
@@ -37,8 +39,7 @@ def questions(llm_requests: list[dict[str, Any]]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def assistant() -> Iterator[Assistant]:
-    with Assistant(tools=(), config=WAKE) as running:
-        running.llm.responder = lambda body: c.text("Sure.")
+    with Assistant(tools=("add_event",), config=WAKE) as running:
         yield running
 
 
@@ -54,10 +55,36 @@ async def answered(rec: Recorder, done: set[str]) -> None:
     done.add(turn)
 
 
+def test_silence_after_the_question_of_a_tool_that_acts_cancels_it(assistant: Assistant) -> None:
+    """First in the module: no follow-up window of an earlier test is open."""
+    word, act = padded(WORD, assistant.root)[0], padded(ACT, assistant.root)[0]
+    add = c.tool_calls([c.call("add_event", title="Lunch with Anna", start="2030-01-07T13:00")])
+    assistant.llm.reset()
+    assistant.llm.script(add)
+
+    async def body() -> None:
+        async with Recorder(assistant) as rec:
+            await say(assistant, word)
+            await say(assistant, act)
+            asked = await rec.until(Reply, lambda r: bool(r.confirmation), timeout=90)
+            assert "lunch" in asked.text.lower(), asked.text
+            closed = await rec.until(ListenClosed, lambda m: m.follow_up, timeout=60)
+            assert closed.reason == "timeout"
+            said = await rec.until(SpeakRequest, lambda s: s.kind == "announce"
+                                   and "cancelled" in s.text, timeout=30)
+            assert said.text == "No answer, so I cancelled it."
+            assert rec.of(ToolRequest) == [], "silence never runs the action"
+
+    asyncio.run(body())
+
+
 def test_only_speech_after_the_word_reaches_the_llm(assistant: Assistant) -> None:
     folder = assistant.root
     ignored, word = padded(IGNORED, folder)[0], padded(WORD, folder)[0]
     question, follow = padded(QUESTION, folder)[0], padded(FOLLOW, folder)[0]
+
+    assistant.llm.reset()  # counted from here
+    assistant.llm.responder = lambda body: c.text("Sure.")
 
     async def body() -> None:
         async with Recorder(assistant) as rec:

@@ -1,5 +1,7 @@
 """A tool that acts, by voice, on the whole assistant: the question is heard aloud, a no
-leaves the calendar as it was, a yes adds the event (the real example tool, a real vdir).
+leaves the calendar as it was, two mumbles cancel it, a yes adds the event (the real example
+tool, a real vdir). Silence in the open mic is on the wake-word assistant
+(``tests/system/assistant/test_wake_word.py``): this one listens always.
 
 Last of the package on purpose (after ``test_voice.py``): it leaves no action waiting in
 the voice session, and a failure clears it (``history clear`` drops it)."""
@@ -24,7 +26,7 @@ def test_an_event_is_added_only_after_a_spoken_yes(world: World) -> None:
     start = f"{day:%Y-%m-%d}T13:00"
     add = c.tool_calls([c.call("add_event", title="Lunch with Anna", start=start)])
     llm.reset()
-    llm.script(add, add)
+    llm.script(add, add, add)
     llm.responder = tool_result_answer("Done: {}.")
     calendar = world.vdir.root / "personal"
     before = set(calendar.glob("*.ics")) if calendar.exists() else set()
@@ -45,6 +47,16 @@ def test_an_event_is_added_only_after_a_spoken_yes(world: World) -> None:
             declined, calls = await turn("No, thank you.")
             assert calls == [], "a no runs nothing"
             assert declined.reply.text == "Okay, I won't."
+            assert (set(calendar.glob("*.ics")) if calendar.exists() else set()) == before
+
+            asked, calls = await turn("Add lunch with Anna tomorrow at one.")
+            assert calls == [] and asked.reply.confirmation
+            again, calls = await turn("The blue one.")  # neither yes nor no: asked once more
+            assert calls == [] and again.reply.text.startswith("Sorry, was that a yes or a no?")
+            assert again.reply.confirmation == asked.reply.confirmation
+            gave_up, calls = await turn("Purple, maybe.")
+            assert calls == [], "a misheard answer never runs the action"
+            assert gave_up.reply.text == "I didn't catch a yes or a no, so I cancelled it."
             assert (set(calendar.glob("*.ics")) if calendar.exists() else set()) == before
 
             asked, calls = await turn("Add lunch with Anna tomorrow at one.")
