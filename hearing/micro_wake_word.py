@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hearing.denoise import Denoiser
-from hearing.wake import RATE, REFRACTORY, WakeWordMissing
+from hearing.wake import AFTER_SEARCH, RATE, REFRACTORY, WakeWordMissing
 from settings.schema import WakeConfig
 
 PACKAGE = "pymicro-wakeword>=2.5"
@@ -53,6 +53,7 @@ class MicroWakeWordDetector:
         self.model: str = self._model.id
         self.position = 0
         """Samples heard since the start (or the last :meth:`reset`)."""
+        self.after_search = AFTER_SEARCH
         self._quiet_until = 0
 
     def hear(self, pcm: bytes) -> bool:

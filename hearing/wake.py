@@ -25,9 +25,9 @@ probability stays high for a few hundred ms after the word)."""
 
 
 AFTER_SEARCH = 0.3
-"""Seconds before a detection searched for the end of the word: the detector hears the
-end of the word up to about 0.27 s late (p95), and a question said in the same breath
-has started by then."""
+"""Seconds before a detection searched for the end of the word, for microWakeWord: it
+hears the end of the word up to about 0.27 s late (p95), and a question said in the same
+breath has started by then. Each engine says its own (:attr:`WakeDetector.after_search`)."""
 QUIET = 320
 """Samples (20 ms) of the energy window that finds the gap after the word."""
 
@@ -59,6 +59,9 @@ class WakeDetector(Protocol):
     """The model's id, as ``describe`` and ``doctor`` list it."""
     position: int
     """Samples heard since the start (or the last :meth:`reset`)."""
+    after_search: float
+    """Seconds before a detection that hold the end of the word: how late the engine hears
+    it, and a little more (:func:`after_word` searches them)."""
 
     def hear(self, pcm: bytes) -> bool:
         """Feed 16 kHz mono PCM16 audio; True when the word was heard in it (once per
@@ -72,6 +75,7 @@ class WakeDetector(Protocol):
 
 ENGINES: dict[str, str] = {
     "microwakeword": "hearing.micro_wake_word:MicroWakeWordDetector",
+    "openwakeword": "hearing.open_wake_word:OpenWakeWordDetector",
 }
 """``[wake] engine`` -> the class that hears it (imported only when chosen: an engine's
 package loads its runtime)."""

@@ -174,43 +174,61 @@ class ListenConfig(Table):
 
 class WakeConfig(Table):
     engine: str = "microwakeword"
-    """What hears the word (``hearing/wake.py`` lists the engines): ``microwakeword``,
-    the ``pymicro-wakeword`` package."""
+    """What hears the word (``hearing/wake.py`` lists the engines): ``microwakeword`` (the
+    ``pymicro-wakeword`` package) or ``openwakeword`` (``pyopen-wakeword``)."""
     model: str = "okay_nabu"
-    """A microWakeWord model the ``pymicro-wakeword`` package ships (``okay_nabu``,
-    ``hey_jarvis``, ``hey_mycroft``, ``alexa``) or the path of a model's JSON file."""
+    """A model the engine's package ships (``okay_nabu``, ``hey_jarvis``, ``hey_mycroft``,
+    ``alexa``; openWakeWord also ``hey_rhasspy``) or the path of a model file
+    (microWakeWord: its JSON file; openWakeWord: its ``.tflite``)."""
     cutoff: float = Field(0.0, ge=0.0, lt=1.0)
-    """Probability the averaged frames must exceed; lower hears the word more easily (and
-    other speech as the word more often). 0 = the model's own (0.85 for okay_nabu)."""
+    """Probability the averaged scores must exceed; lower hears the word more easily (and
+    other speech as the word more often). 0 = the engine's and model's own (microWakeWord
+    okay_nabu 0.85, openWakeWord 0.5), so a change of engine or model brings its own."""
     window: int = Field(0, ge=0, le=50)
-    """How many of the model's 30 ms probabilities are averaged; 0 = the model's own."""
+    """How many of the model's scores are averaged (microWakeWord: one per 30 ms;
+    openWakeWord: one per 80 ms); 0 = the engine's and model's own."""
     earcon: bool = True
     """A short chime on the default output when the word is heard."""
 
-    @field_validator("model")
-    @classmethod
-    def _model_is_known(cls, model: str) -> str:
-        if model.endswith(".json") or "/" in model:
+    @model_validator(mode="after")
+    def _model_is_known(self) -> WakeConfig:
+        """The model is one the engine's package ships, or a file of the engine's kind
+        (an engine without an entry in :data:`WAKE_MODELS` checks its own)."""
+        if self.engine not in WAKE_MODELS:
+            return self
+        model, (_, suffix) = self.model, WAKE_MODELS[self.engine]
+        if model.endswith(suffix) or "/" in model:
             if not Path(model).expanduser().is_file():
                 raise ValueError(f"no wake word model file {model!r}")
-            return model
-        known = shipped_wake_models()
+            return self
+        known = shipped_wake_models(self.engine)
         if model not in known:
             raise ValueError(
-                f"unknown wake word model {model!r}; known: {', '.join(known) or 'none'}"
-                " (or the path of a model's JSON file)"
+                f"unknown {self.engine} model {model!r}; known: {', '.join(known) or 'none'}"
+                f" (or the path of a model's {suffix} file)"
             )
-        return model
+        return self
 
 
-def shipped_wake_models() -> list[str]:
-    """The models inside the installed ``pymicro-wakeword`` (found without importing it:
-    the config is checked by processes that never load the engine)."""
-    spec = importlib.util.find_spec("pymicro_wakeword")
+WAKE_MODELS = {
+    "microwakeword": ("pymicro_wakeword", ".json"),
+    "openwakeword": ("pyopen_wakeword", ".tflite"),
+}
+"""``[wake] engine`` -> (its package, the suffix of its model files in ``models/``)."""
+SHARED_WAKE_MODELS = frozenset({"melspectrogram", "embedding_model"})
+"""openWakeWord's shared feature models: in its models folder, but no words."""
+
+
+def shipped_wake_models(engine: str = "microwakeword") -> list[str]:
+    """The models inside the engine's installed package (found without importing it: the
+    config is checked by processes that never load the engine)."""
+    package, suffix = WAKE_MODELS[engine]
+    spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         return []
     folder = Path(next(iter(spec.submodule_search_locations))) / "models"
-    return sorted(path.stem for path in folder.glob("*.json"))
+    return sorted(path.stem for path in folder.glob(f"*{suffix}")
+                  if path.stem not in SHARED_WAKE_MODELS)
 
 
 class AudioConfig(Table):

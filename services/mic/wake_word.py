@@ -13,7 +13,7 @@ import logging
 from bus.client import Bus
 from bus.message import new_id
 from bus.messages import WakeWordHeard
-from hearing.wake import AFTER_SEARCH, RATE, WakeDetector, after_word
+from hearing.wake import RATE, WakeDetector, after_word
 from services.mic.barge_in import BargeIns
 from services.mic.earcon import Earcon
 from services.mic.gate import Gate
@@ -35,8 +35,8 @@ class WakeWord:
         self.barge_ins = barge_ins
         self.turns = turns
         self.recent = bytearray()
-        """The latest ``AFTER_SEARCH`` of audio: a question said in the same breath as the
-        word has started in it before the word is detected."""
+        """The latest ``detector.after_search`` of audio: a question said in the same breath
+        as the word has started in it before the word is detected."""
 
     def hear(self, block: Block) -> Block:
         """Hear ``block``; returns what of it the turns hear: after a detection, the audio
@@ -45,7 +45,8 @@ class WakeWord:
             self.detector.reset()
             self.recent.clear()
         self.recent += block.pcm
-        del self.recent[: max(0, len(self.recent) - 2 * round(AFTER_SEARCH * RATE))]
+        keep = 2 * round(self.detector.after_search * RATE)
+        del self.recent[: max(0, len(self.recent) - keep)]
         if self.detector.hear(block.pcm) and self._heard(block.end):
             return Block(after_word(bytes(self.recent)), block.end, block.fresh)
         return block

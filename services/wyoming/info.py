@@ -66,7 +66,7 @@ def describe(config: Config, wake: tuple[str, str] | None) -> Info:
     if wake is not None:
         model, phrase = wake
         programs.append(WakeProgram(
-            name="desktop-assistant-wake", description="microWakeWord, as the mic uses it",
+            name="desktop-assistant-wake", description=f"{config.wake.engine}, as the mic uses it",
             attribution=ATTRIBUTION, installed=True, version=version,
             models=[WakeModel(name=model, description=phrase, phrase=phrase,
                               attribution=ATTRIBUTION, installed=True, version=version,
