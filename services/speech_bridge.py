@@ -8,7 +8,10 @@ heard no words, or an Error), and the dialogue leaves that transcript alone.
 Text to speech goes as a :class:`SynthesizeRequest`; the speaker answers with
 :class:`TtsAudio` chunks instead of playing them.
 
-Shared here, not in either service: a service never imports another.
+Shared here, not in either service: a service never imports another. And here, in the
+shared service base (``SHARED_BASE`` in ``tests/test_architecture.py``), not in a core
+such as ``network/``: it is bus code, a :class:`services.base.Service` that sends on the
+bus and subscribes to the answers, and the cores hold no bus code.
 """
 
 from __future__ import annotations

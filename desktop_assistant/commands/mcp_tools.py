@@ -18,9 +18,9 @@ import anyio
 
 from desktop_assistant.commands.tools import ask_yes, typed
 from desktop_assistant.exit_codes import ExitCode
+from services.tools.consent import run_with_consent
 from services.tools.mcp_link import SEPARATOR, McpTool, offered, open_session, result_text
 from services.tools.mcp_servers import describe, list_tools, server_env
-from services.tools.runner import MAX_CONTENT, record_action
 from settings import Config
 from settings.actions import ActionLog
 from settings.schema import McpConfig
@@ -68,6 +68,7 @@ def run_mcp_tool(config: Config, folder: Path, args: argparse.Namespace) -> int:
 
 async def _run(config: Config, name: str, server: McpConfig, args: argparse.Namespace) -> int:
     home = state_dir() / "mcp"
+    redact = Redactor(config.env, config.tools.secret_env)
     try:
         with anyio.fail_after(server.timeout * 2):
             async with open_session(server, config.tools, server_env(server, config.env), home,
@@ -87,19 +88,23 @@ async def _run(config: Config, name: str, server: McpConfig, args: argparse.Name
                         print(f"tools run: {args.name} not run: it modifies, and no yes came",
                               file=sys.stderr)
                         return ExitCode.FAILED
-                content, ok = result_text(await session.call_tool(tool.name, arguments))
+
+                async def call() -> tuple[str, bool]:
+                    return result_text(await session.call_tool(tool.name, arguments))
+
+                # The same rule and log of actions as the tools service's; a call that
+                # raises is reported below, and is not written to the log.
+                outcome = await run_with_consent(
+                    args.name, json.dumps(arguments), tool.spec.modifies, confirmed_by, "cli",
+                    call, redact, ActionLog())
     except ValueError as exc:
         print(f"tools run: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     except Exception as exc:
         print(f"tools run: mcp {name}: {describe(exc)}", file=sys.stderr)
         return ExitCode.UNAVAILABLE
-    content = Redactor(config.env, config.tools.secret_env)(content)[:MAX_CONTENT]
-    if confirmed_by:
-        record_action(ActionLog(), args.name, json.dumps(arguments), confirmed_by, "cli", ok,
-                      content)
-    print(content)
-    return ExitCode.OK if ok else ExitCode.FAILED
+    print(outcome.content)
+    return ExitCode.OK if outcome.ok else ExitCode.FAILED
 
 
 def _arguments(pairs: list[str], tool: McpTool) -> dict[str, Any]:

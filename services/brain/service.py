@@ -8,11 +8,11 @@ import logging
 import socket
 
 from bus.client import Bus
+from network.sockets import listen
 from services.brain.api import create_app
 from services.brain.bridge import BrainBridge
 from services.brain.server import serve
 from services.runner import ServiceMain, StartupError
-from services.sockets import listen
 from settings import Config
 from settings.startup import brain_problems
 

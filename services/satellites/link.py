@@ -10,7 +10,7 @@ when asked), and the turn answers with the events Home Assistant sends:
 arrives while the turn runs and its answer plays is not heard (the satellite's mic
 would hear our own answer). A satellite that is down or hangs up is tried again
 with exponential backoff; a turn in progress is dropped with it. So is one that
-sends what cannot be read or is malformed (``services.wyoming_wire``: the same
+sends what cannot be read or is malformed (``network.wyoming_wire``: the same
 limits as the Wyoming server's): every error ends that connection, is logged and
 reported (``degraded`` in the heartbeat, so ``doctor`` shows it), and the link
 connects again after the same backoff; none ends the link.
@@ -37,11 +37,11 @@ from wyoming.wake import Detection
 
 from bus.message import new_id
 from bus.messages import VolumeState
+from network.wyoming_wire import MAX_LINE, BadFrame, EventReader, check
 from services.phrases import apology
 from services.satellites.answer import Answer, Send
 from services.satellites.bridge import BridgeError, SatelliteBridge
 from services.satellites.ear import Began, Ear, Ended, Woke
-from services.wyoming_wire import MAX_LINE, BadFrame, EventReader, check
 from settings.schema import SatelliteConfig
 from speaking.volume import Volume
 

@@ -5,7 +5,8 @@ server), lists its tools, then pings it. A server that dies or stops answering a
 ping is reconnected with backoff (1 s, doubling to a minute; back to 1 s after a
 minute up), and its tools leave the catalog while it is down. A call is bounded by
 the server's ``timeout``; its result is masked and cut like a tool's output; a tool
-that modifies needs the user's words of yes and is written to the log of actions.
+that modifies needs the user's words of yes and is written to the log of actions
+(``services.tools.consent``, as for ``desktop-assistant tools run``).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ import mcp_types
 from mcp import ClientSession
 
 from bus.messages import ToolSpec
+from services.tools.consent import run_with_consent
 from services.tools.mcp_link import SEPARATOR, McpTool, offered, open_session, result_text
-from services.tools.runner import MAX_CONTENT, NEEDS_YES, Outcome, record_action
+from services.tools.runner import Outcome
 from settings.actions import ActionLog
 from settings.schema import McpConfig, ToolsConfig
 from settings.secrets import Redactor
@@ -168,25 +170,20 @@ class McpServers:
 
     async def run(self, name: str, arguments: str, confirmed_by: str = "",
                   session: str = "") -> Outcome:
-        started = time.monotonic()
         link = self.links[name.partition(SEPARATOR)[0]]
         tool = link.tools.get(name)
-        if tool is None:
-            content, ok = f"error: {name} is not offered now ({link.state})", False
-        elif tool.spec.modifies and not confirmed_by.strip():
-            content, ok = f"error: {NEEDS_YES}", False
-        else:
+
+        async def call() -> tuple[str, bool]:
+            if tool is None:
+                return f"error: {name} is not offered now ({link.state})", False
             try:
                 values = json.loads(arguments or "{}")
             except ValueError:
                 values = None
-            if isinstance(values, dict):
-                content, ok = await link.call(tool.name, values)
-            else:
-                content, ok = "error: the arguments are not a JSON object", False
-        content = self.redact(content)[:MAX_CONTENT]
-        duration = time.monotonic() - started
-        log.info("%s: %s in %.2f s", name, "ok" if ok else content, duration)
-        if tool is not None and tool.spec.modifies and confirmed_by.strip():
-            record_action(self.actions, name, arguments, confirmed_by, session, ok, content)
-        return Outcome(content, ok, duration)
+            if not isinstance(values, dict):
+                return "error: the arguments are not a JSON object", False
+            return await link.call(tool.name, values)
+
+        modifies = tool is not None and tool.spec.modifies
+        return await run_with_consent(name, arguments, modifies, confirmed_by, session, call,
+                                      self.redact, self.actions, log)

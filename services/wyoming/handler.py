@@ -6,7 +6,7 @@ is speech to text (or a wake word); ``synthesize`` is text to speech, and
 each sentence goes to the speaker the moment it is complete, so the client
 hears the first one while the rest of the text is still being written. Bad
 input is answered with an ``error`` event, and the connection goes on; a frame
-that cannot be read, or passes the limits of ``services.wyoming_wire``, is
+that cannot be read, or passes the limits of ``network.wyoming_wire``, is
 answered the same way and ends the connection. Either is logged in one line, at
 most once per kind every 10 s (``bus.ratelimit``): a client cannot flood the log.
 """
@@ -38,11 +38,11 @@ from wyoming.tts import (
 from wyoming.wake import Detect, Detection, NotDetected
 
 from bus.ratelimit import RateLimitedLog
+from network.wyoming_wire import FRAME_TIMEOUT, BadFrame, EventReader, check
 from services.wyoming.audio_out import AudioOut
 from services.wyoming.bridge import RATE, BridgeError, WyomingBridge
 from services.wyoming.errors import ClientError
 from services.wyoming.text_stream import TextStream, check_length
-from services.wyoming_wire import FRAME_TIMEOUT, BadFrame, EventReader, check
 
 if TYPE_CHECKING:  # the detector (and numpy) load only when a client asks for detection
     from hearing.wake import WakeDetector

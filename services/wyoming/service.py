@@ -5,7 +5,7 @@ nothing, so that the Procfile (where one process that exits stops them all)
 and the systemd units keep one list of processes whatever the config says.
 Wyoming has no authentication: a host other than loopback is served only
 because the config says so, with a warning. On loopback only the assistant's own
-user is served, as by the brain (``services.peers``): another user of this machine
+user is served, as by the brain (``network.peers``): another user of this machine
 gets an ``error`` event and the connection closes. At most ``MAX_CONNECTIONS`` are
 open: past it the one idle longest is closed to make room, or the new one when
 every other is busy.
@@ -26,12 +26,13 @@ from wyoming.event import async_write_event
 from wyoming.server import AsyncServer, HandlerFactory
 
 from bus.client import Bus
-from services.peers import other_user
+from network.peers import other_user
+from network.sockets import listen
+from network.wyoming_wire import MAX_LINE
 from services.runner import ServiceMain, StartupError
 from services.speech_bridge import voice_languages, wake_factory
 from services.wyoming.bridge import WyomingBridge
 from services.wyoming.handler import WyomingHandler, refusals
-from services.wyoming_wire import MAX_LINE
 from settings import Config
 from settings.startup import is_loopback
 
@@ -61,10 +62,6 @@ def prepare(config: Config, _: argparse.Namespace) -> ServiceMain:
             "so anyone who reaches port %d can use the speech to text, the voices and the "
             "wake word", settings.host, settings.port,
         )
-    # Here, not at the top: off (the default), the process idles without FastAPI and uvicorn,
-    # which the brain's server module brings (10 MB of RSS).
-    from services.sockets import listen
-
     try:
         sock = listen(settings.host, settings.port)
     except OSError as exc:

@@ -1,4 +1,5 @@
-"""The files git tracks, which is what a fresh clone has: the tree-wide checks read these."""
+"""The files git tracks, which is what a fresh clone has, and those about to be added (new,
+not ignored): the tree-wide checks read these, so a new module is checked before its commit."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from tests.helpers.processes import ROOT
 
 
 def tracked_files(*patterns: str) -> list[Path]:
-    """Tracked files matching the git pathspecs (all when none), that exist in the tree now."""
+    """Tracked and new (untracked, not ignored) files matching the git pathspecs (all when
+    none), that exist in the tree now."""
     listed = subprocess.run(
-        ["git", "ls-files", "-z", "--", *patterns],
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *patterns],
         cwd=ROOT,
         capture_output=True,
         check=True,

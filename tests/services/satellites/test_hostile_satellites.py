@@ -300,6 +300,6 @@ def test_satellites_and_the_wyoming_server_share_one_reader_and_import_not_each_
     wyoming = set().union(*(imports(p) for p in (ROOT / "services/wyoming").glob("*.py")))
     assert not {m for m in satellites if m.startswith("services.wyoming.")}, satellites
     assert not {m for m in wyoming if m.startswith(("services.satellites", "services.brain.peers"))}
-    assert "services.peers" in imports(ROOT / "services/wyoming/service.py")  # the brain's rule
-    assert "services.wyoming_wire" in imports(ROOT / "services/satellites/link.py")
-    assert "services.wyoming_wire" in imports(ROOT / "services/wyoming/handler.py")
+    assert "network.peers" in imports(ROOT / "services/wyoming/service.py")  # the brain's rule
+    assert "network.wyoming_wire" in imports(ROOT / "services/satellites/link.py")
+    assert "network.wyoming_wire" in imports(ROOT / "services/wyoming/handler.py")
