@@ -44,14 +44,16 @@ def tools(config_folder: ConfigFolder, broker: Process, log_dir: Path,
 
 
 async def catalog_until(bus: Bus, proc: Process, want: Callable[[set[str]], bool],
-                        timeout: float = 30) -> dict[str, object]:
+                        timeout: float = 60) -> dict[str, object]:
     """The catalog once its names satisfy ``want`` (servers come up after the start)."""
     import time
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            catalog = await request(bus, ToolCatalogRequest(), ToolCatalog, 10)
+            # The service's loop also runs the servers' handshakes and checks every schema
+            # they list: at a load of 5 on two cores an answer once took over 10 s.
+            catalog = await request(bus, ToolCatalogRequest(), ToolCatalog, 30)
         except RequestTimeout:
             raise AssertionError(f"no catalog:\n{proc.output()}") from None
         names = {spec.name for spec in catalog.tools}
