@@ -13,6 +13,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
@@ -21,9 +22,11 @@ from wyoming.tts import Synthesize
 
 from bus.messages import Reply, TextPiece
 from services.phrases import cannot_go
-from services.satellites.bridge import SatelliteBridge
 from speaking.sentences import SentenceSplitter
 from speaking.volume import Volume
+
+if TYPE_CHECKING:  # the service builds the bridge and hands it here: no cycle at run time
+    from services.satellites.service import SatelliteBridge
 
 log = logging.getLogger(__name__)
 

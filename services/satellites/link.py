@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from wyoming.asr import Transcript as WyomingTranscript
 from wyoming.audio import AudioChunk, AudioChunkConverter, AudioStop
@@ -40,10 +41,13 @@ from bus.messages import VolumeState
 from network.wyoming_wire import MAX_LINE, BadFrame, EventReader, check
 from services.phrases import apology
 from services.satellites.answer import Answer, Send
-from services.satellites.bridge import BridgeError, SatelliteBridge
 from services.satellites.ear import Began, Ear, Ended, Woke
+from services.speech_bridge import BridgeError
 from settings.schema import SatelliteConfig
 from speaking.volume import Volume
+
+if TYPE_CHECKING:  # the service builds the bridge and hands it here: no cycle at run time
+    from services.satellites.service import SatelliteBridge
 
 log = logging.getLogger(__name__)
 

@@ -17,14 +17,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bus.client import Bus
+from bus.messages import QuestionRequest, Reply, TextPiece
 from services.heap import give_back_freed_memory
-from services.satellites.bridge import SatelliteBridge
-from services.speech_bridge import voice_languages, wake_factory
+from services.speech_bridge import SpeechBridge, voice_languages, wake_factory
 from settings import Config
 from settings.schema import WakeConfig
 from settings.state import state_dir
@@ -34,6 +34,40 @@ if TYPE_CHECKING:
     from hearing.wake import WakeDetector
 
 log = logging.getLogger(__name__)
+
+
+class SatelliteBridge(SpeechBridge):
+    """The satellites' side of the bus: speech to text and voices as the Wyoming server asks
+    for them (the shared :class:`SpeechBridge`), and questions to the dialogue, each answer
+    to the link that asked.
+
+    A satellite's question is a text turn of client type ``voice`` (so the model may
+    change the volume) in the session named after the satellite: its history stays
+    its own. The dialogue streams the answer's text as :class:`TextPiece`\\ s and ends
+    with a :class:`Reply`; nothing of it goes to this machine's speaker."""
+
+    async def ask(self, site: str, text: str, lang: str | None,
+                  turn: str) -> AsyncGenerator[TextPiece | Reply, None]:
+        """The answer's text as it streams, then its :class:`Reply`; the turn id is the
+        question's id, so both pieces and reply carry it."""
+        question = QuestionRequest(id=turn, turn=turn, site=site, session=site, text=text,
+                                   client_type="voice", lang=lang)
+        with self._asking(turn, question) as answers:
+            while True:
+                answer = await self._next(answers, "dialogue")
+                if not isinstance(answer, TextPiece | Reply):
+                    continue  # another service's error for this turn: the Reply still comes
+                yield answer
+                if isinstance(answer, Reply):
+                    return
+
+    def _text(self, msg: TextPiece) -> None:
+        self._answer(msg.turn, msg)
+
+    def _reply(self, msg: Reply) -> None:
+        self._answer(msg.reply_to, msg)
+
+    HANDLERS = {**SpeechBridge.HANDLERS, TextPiece: _text, Reply: _reply}
 
 
 async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:

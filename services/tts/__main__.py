@@ -7,7 +7,7 @@ import sys
 from services.names import SPEAKER
 from services.runner import run_service, service_parser
 from services.tts.engines import engine_loader
-from services.tts.serve import add_speaker_arguments, serve_with
+from services.tts.service import add_speaker_arguments, serve_with
 
 
 def main(argv: list[str] | None = None) -> int:

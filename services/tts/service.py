@@ -1,8 +1,10 @@
 """The speaker loop: SpeakRequest, ActionRequest and VolumeRequest in; Speaking, Spoken and
-VolumeState out."""
+VolumeState out. Its start (``serve_with``) takes the engine to load (``--engine``) and
+``--wav-out``, loads the engine's voice, opens the volume and speaks until stopped."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import logging
@@ -28,7 +30,9 @@ from bus.messages import (
     VolumeState,
 )
 from services.base import Service
+from services.runner import ServiceMain, load_in_thread
 from services.tts.control import apply_controls
+from services.tts.engines import DEFAULT, ENGINES
 from services.tts.export import Export
 from services.tts.hold import Hold
 from services.tts.interrupt import FADE, played_text
@@ -40,8 +44,10 @@ from services.tts.reference import Reference
 from services.tts.synthesis import Job, Line, LineEnd, SynthesisWorker, Synthesizer, TurnEnd
 from services.tts.tracing import trace_start
 from services.tts.turns import Turns
+from services.tts.voices import VoiceError
+from settings import Config
 from settings.schema import AudioConfig
-from speaking.volume import Volume
+from speaking.volume import Volume, VolumeStore, state_path
 
 log = logging.getLogger(__name__)
 
@@ -392,3 +398,31 @@ class Speaker(Service):
         SynthesizeRequest: _synthesize,
         BargeIn: _barge_in,
     }
+
+
+def add_speaker_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--engine", choices=sorted(ENGINES), default=DEFAULT,
+        help=f"the voice engine (default {DEFAULT}; espeak: espeak-ng, light and robotic)",
+    )
+    parser.add_argument(
+        "--wav-out", metavar="DIR", type=Path,
+        help="also write each turn's spoken audio to DIR/<turn>.wav",
+    )
+
+
+def serve_with(load: Callable[[Config], Synthesizer]) -> ServiceMain:
+    """The speaker's start-up with the voice that ``load`` builds from the config."""
+
+    async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
+        bus.set_state("starting", "loading the voice")
+        try:
+            synthesizer = await load_in_thread(load, config)  # SIGTERM does not wait for it
+        except VoiceError as exc:
+            log.error("%s: %s", bus.name, exc)
+            raise SystemExit(2) from None
+        volume = Volume(config.audio.volume, VolumeStore(state_path()))
+        log.info("%s: voice loaded, volume %.1f", bus.name, volume.value)
+        await Speaker(bus, config.audio, synthesizer, volume, args.wav_out).run()
+
+    return serve

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.event import Event
 
-from services.wyoming.bridge import WyomingBridge
+if TYPE_CHECKING:  # the service builds the bridge and hands it here: no cycle at run time
+    from services.wyoming.service import WyomingBridge
 
 
 class AudioOut:

@@ -39,13 +39,14 @@ from wyoming.wake import Detect, Detection, NotDetected
 
 from bus.ratelimit import RateLimitedLog
 from network.wyoming_wire import FRAME_TIMEOUT, BadFrame, EventReader, check
+from services.speech_bridge import RATE, BridgeError
 from services.wyoming.audio_out import AudioOut
-from services.wyoming.bridge import RATE, BridgeError, WyomingBridge
 from services.wyoming.errors import ClientError
 from services.wyoming.text_stream import TextStream, check_length
 
 if TYPE_CHECKING:  # the detector (and numpy) load only when a client asks for detection
     from hearing.wake import WakeDetector
+    from services.wyoming.service import WyomingBridge  # it builds us: no cycle at run time
 
 log = logging.getLogger(__name__)
 refusals = RateLimitedLog(log)

@@ -30,8 +30,7 @@ from network.peers import other_user
 from network.sockets import listen
 from network.wyoming_wire import MAX_LINE
 from services.runner import ServiceMain, StartupError
-from services.speech_bridge import voice_languages, wake_factory
-from services.wyoming.bridge import WyomingBridge
+from services.speech_bridge import SpeechBridge, voice_languages, wake_factory
 from services.wyoming.handler import WyomingHandler, refusals
 from settings import Config
 from settings.startup import is_loopback
@@ -40,6 +39,12 @@ if TYPE_CHECKING:
     from zeroconf.asyncio import AsyncZeroconf
 
 log = logging.getLogger(__name__)
+
+
+class WyomingBridge(SpeechBridge):
+    """The Wyoming server's side of the bus: an utterance to the STT, text to the TTS, and
+    their answers back to the client that asked (the satellites ask the same way: the
+    bridge itself is shared, in ``services/speech_bridge.py``)."""
 
 MAX_CONNECTIONS = 16
 """Connections open at once. Home Assistant opens one per request (a pipeline's speech

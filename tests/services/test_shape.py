@@ -15,12 +15,10 @@ from services.base import Service
 
 SERVICES = Path(__file__).resolve().parents[2] / "services"
 ENTRY_POINTS = sorted(p.parent.name for p in SERVICES.glob("*/__main__.py"))
-CLASS_ELSEWHERE = {"brain": "services.brain.bridge", "wyoming": "services.wyoming.bridge",
-                   "satellites": "services.satellites.bridge"}
-"""The brain's API (the Wyoming server's connection handler) takes the bridge, and its start
-builds the API (the handlers): apart, or a cycle."""
-START_ELSEWHERE = {"tts": "services.tts.serve"}
-"""The speaker's start takes the engine to load: ``serve_with(load)``."""
+CLASS_ELSEWHERE = {"brain": "services.brain.bridge"}
+"""The brain's API takes the bridge, and its start builds the API: apart, or a cycle."""
+START_ELSEWHERE: dict[str, str] = {}
+"""None: every service's start is in its ``service.py``."""
 
 
 def test_every_service_process_has_an_entry_point() -> None:
