@@ -4,7 +4,11 @@ A service lists the messages it handles once, in ``HANDLERS``; that table is
 both what it subscribes to and how each message finds its handler, so the two
 cannot drift apart. The table is a class attribute, so a service can subscribe
 before it is built (the STT does, so that utterances sent while its model
-loads wait in the inbox).
+loads wait in the inbox). Answers that only a waiting request takes
+(``Bus.wait_for``: a tool's result, a played piece) are listed in ``AWAITED``:
+subscribed from the start, so none is missed, and never handled from the inbox
+(one that arrives after its request gave up is dropped there, logged at debug).
+A message reaches a service one way.
 """
 
 from __future__ import annotations
@@ -62,6 +66,8 @@ class Service:
     """A bus, the table of handlers, the task set; ``serve`` hands each message to its handler."""
 
     HANDLERS: ClassVar[Mapping[type[Message], Handler]] = {}
+    AWAITED: ClassVar[frozenset[type[Message]]] = frozenset()
+    """Answers subscribed for the requests that wait for them, never handled from the inbox."""
 
     def __init__(self, bus: Bus) -> None:
         self.bus = bus
@@ -70,7 +76,7 @@ class Service:
     @classmethod
     def topics(cls) -> tuple[str, ...]:
         """The subscription list: the topic of every message type in the table."""
-        return tuple(dict.fromkeys(kind.TOPIC for kind in cls.HANDLERS))
+        return tuple(dict.fromkeys(kind.TOPIC for kind in (*cls.HANDLERS, *cls.AWAITED)))
 
     @classmethod
     def subscribe(cls, bus: Bus) -> None:
@@ -78,6 +84,10 @@ class Service:
 
     def handle(self, msg: Message) -> None:
         handler = self.HANDLERS.get(type(msg))
+        if handler is None and type(msg) in self.AWAITED:
+            log.debug("%s: %s %s came after its request stopped waiting: dropped",
+                      self.bus.name, msg.TOPIC, msg.reply_to or msg.turn)
+            return
         if handler is None:
             # A topic under a subscribed prefix (tools.catalog.request under tools.catalog):
             # not ours to handle.

@@ -157,17 +157,6 @@ class DialogueService(Service):
         request = TurnRequest(turn, turn, session, question, lang, local=True, offer_volume=volume)
         self.tasks.spawn(self._turn(request))
 
-    def _late_result(self, msg: ToolResult) -> None:
-        """A result nobody waits for any more (its call gave up): the turn went on without it.
-        Subscribed from the start so that no turn's first result can be missed."""
-
-    def _spoken(self, msg: Spoken) -> None:
-        """A piece played: a timer's announcement waits for its own."""
-
-    def _volume(self, msg: VolumeState) -> None:
-        """A volume change: only a turn's answer to its controls matters (its turn waits
-        for it). Subscribed from the start so that no turn's first answer can be missed."""
-
     def _clear_request(self, msg: ClearHistoryRequest) -> None:
         self.tasks.spawn(self._clear(msg))
 
@@ -437,10 +426,10 @@ class DialogueService(Service):
         QuestionRequest: _text_turn,
         ClearHistoryRequest: _clear_request,
         ReminderRequest: _remind,
-        ToolResult: _late_result,
-        VolumeState: _volume,
-        Spoken: _spoken,
         BargeIn: _barge_in,
         Interrupted: _interrupted,
         ListenClosed: _listen_closed,
     }
+    AWAITED = frozenset({ToolResult, VolumeState, Spoken})
+    """A tool's result (its call waits), the speaker's answer to a turn's volume controls
+    (its turn waits) and a played piece (a timer's or reminder's announcement waits)."""

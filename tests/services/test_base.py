@@ -10,7 +10,7 @@ import pytest
 from bus.client import Bus
 from bus.endpoints import Endpoints
 from bus.message import Message
-from bus.messages import Heartbeat, ToolCatalog, ToolCatalogRequest, Transcript
+from bus.messages import Heartbeat, ToolCatalog, ToolCatalogRequest, ToolResult, Transcript
 from services.base import Service, Tasks
 from services.brain.bridge import BrainBridge
 from services.dialogue.service import DialogueService
@@ -45,9 +45,10 @@ class Catalogs(Service):
 @pytest.mark.parametrize("service", SERVICES, ids=lambda s: s.__name__)
 def test_every_service_subscribes_exactly_to_the_types_it_handles(service: type[Service]) -> None:
     assert service.HANDLERS, "a service with an empty table would hear nothing"
-    assert set(service.topics()) == {kind.TOPIC for kind in service.HANDLERS}
+    assert set(service.topics()) == {kind.TOPIC for kind in (*service.HANDLERS, *service.AWAITED)}
     for kind, handler in service.HANDLERS.items():
         assert issubclass(kind, Message) and callable(handler)
+    assert not set(service.HANDLERS) & service.AWAITED, "a message reaches a service one way"
 
 
 def test_a_type_missing_from_the_table_is_not_subscribed() -> None:
@@ -95,3 +96,39 @@ def test_tasks_are_kept_until_done_and_cancelled_on_close() -> None:
     left, after, cancelled = asyncio.run(body())
     assert left == 1, "a finished task is forgotten"
     assert after == 0 and cancelled
+
+
+class Awaits(Catalogs):
+    """Catalogs, and tool results that only a waiting request takes."""
+
+    AWAITED = frozenset({ToolResult})
+
+
+def test_an_awaited_answer_goes_to_its_waiter_and_a_late_one_is_dropped_without_a_handler(
+    module_broker: Endpoints, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert Awaits.topics() == (ToolCatalog.TOPIC, Transcript.TOPIC, ToolResult.TOPIC)
+
+    async def body(bus: Bus, sender: Bus) -> tuple[ToolResult, list[Message]]:
+        service = Awaits(bus)
+        service.subscribe(bus)
+        await bus.wait_path(sender)
+        waiting = asyncio.ensure_future(
+            bus.wait_for(ToolResult, lambda r: r.reply_to == "mine", timeout=10)
+        )
+        serving = asyncio.ensure_future(service.serve())
+        sender.publish(ToolResult(name="now", content="noon", reply_to="late"))
+        sender.publish(ToolResult(name="now", content="noon", reply_to="mine"))
+        sender.publish(ToolCatalog(tools=[]))
+        result = await waiting
+        seen = [await asyncio.wait_for(service.seen.get(), 10)]
+        assert not serving.done()
+        serving.cancel()
+        return result, seen
+
+    with caplog.at_level(logging.DEBUG, logger="services.base"):
+        result, seen = with_buses(module_broker, ["awaits", "sender"], body)
+    assert result.reply_to == "mine"
+    assert [type(m) for m in seen] == [ToolCatalog], "no handler ran for the late result"
+    assert any("tools.result late came after its request stopped waiting" in r.getMessage()
+               for r in caplog.records)
