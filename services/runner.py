@@ -26,10 +26,20 @@ from settings.state import state_dir
 log = logging.getLogger(__name__)
 
 ServiceMain = Callable[[Bus, Config, argparse.Namespace], Awaitable[None]]
-Prepare = Callable[[Config, argparse.Namespace], ServiceMain]
-"""Checks that must pass before the bus is reached; returns the start they prepared (with
+Start = Callable[[Config, argparse.Namespace], ServiceMain]
+"""Every service's one start form (``start`` in its ``service.py``): the checks that must
+pass before the bus is reached, returning the main they prepared (with
 what they loaded or bound), or raises :class:`StartupError`."""
 T = TypeVar("T")
+
+
+def nothing_to_check(main: ServiceMain) -> Start:
+    """The start of a service whose checks are all in its main (after the bus is reached)."""
+
+    def start(config: Config, args: argparse.Namespace) -> ServiceMain:
+        return main
+
+    return start
 
 
 class StartupError(Exception):
@@ -91,18 +101,9 @@ _loading: set[threading.Thread] = set()
 """Start-up loads still running (see :func:`load_in_thread`)."""
 
 
-def run_service(
-    name: str,
-    args: argparse.Namespace,
-    serve: ServiceMain | None = None,
-    *,
-    prepare: Prepare | None = None,
-) -> int:
-    """Run ``serve(bus, config, args)`` until it returns or SIGTERM/SIGINT arrives.
-
-    A service with checks that must refuse the start before the bus is reached (a bad
-    tool file, a port in use) passes ``prepare`` instead, which returns the start.
-    """
+def run_service(name: str, args: argparse.Namespace, start: Start) -> int:
+    """``start(config, args)``, then its main ``(bus, config, args)`` until it returns or
+    SIGTERM/SIGINT arrives; a :class:`StartupError` of ``start`` exits before the bus."""
     config = load_or_exit(args.config)
     setup_logging(args.log_level, config)
     try:
@@ -115,26 +116,17 @@ def run_service(
             "%s: cannot take the one-copy lock (%s): a second copy would not be refused", name, exc
         )
     try:
-        return _run_held(name, args, config, serve, prepare)
+        return _run_held(name, args, config, start)
     finally:
         one_copy.release_all()
 
 
-def _run_held(
-    name: str,
-    args: argparse.Namespace,
-    config: Config,
-    serve: ServiceMain | None,
-    prepare: Prepare | None,
-) -> int:
-    if prepare is not None:
-        try:
-            serve = prepare(config, args)
-        except StartupError as exc:
-            print(exc.message, file=sys.stderr)
-            return exc.code
-    if serve is None:
-        raise TypeError(f"{name}: run_service needs serve or prepare")
+def _run_held(name: str, args: argparse.Namespace, config: Config, start: Start) -> int:
+    try:
+        serve = start(config, args)
+    except StartupError as exc:
+        print(exc.message, file=sys.stderr)
+        return exc.code
     try:
         endpoints = endpoints_of(config)
     except EndpointError as exc:

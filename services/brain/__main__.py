@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import sys
 
-from services.brain.service import prepare
+from services.brain.service import start
 from services.names import BRAIN
 from services.runner import run_service, service_parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = service_parser(BRAIN, "The HTTP API for other user interfaces.")
-    return run_service(BRAIN, parser.parse_args(argv), prepare=prepare)
+    return run_service(BRAIN, parser.parse_args(argv), start)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from settings.startup import brain_problems
 log = logging.getLogger("services.brain")
 
 
-def prepare(config: Config, _: argparse.Namespace) -> ServiceMain:
+def start(config: Config, _: argparse.Namespace) -> ServiceMain:
     """Refuse what ``config check`` refuses, and bind the port, before the bus is reached:
     a port in use then fails at once instead of after the bus connection."""
     problems = brain_problems(config.brain)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import sys
 
-from services.dialogue.service import serve
+from services.dialogue.service import start
 from services.names import DIALOGUE
 from services.runner import run_service, service_parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = service_parser(DIALOGUE, "Answer transcripts and asks with the LLM and the tools.")
-    return run_service(DIALOGUE, parser.parse_args(argv), serve)
+    return run_service(DIALOGUE, parser.parse_args(argv), start)
 
 
 if __name__ == "__main__":

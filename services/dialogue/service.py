@@ -54,6 +54,7 @@ from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.turn import UNREACHABLE, ServerDown, Turn, TurnRequest, TurnResult
 from services.names import DIALOGUE, LOCAL_SESSION, SPEAKER, STT
+from services.runner import nothing_to_check
 from settings import Config, config_dir
 from settings.state import state_dir
 
@@ -433,3 +434,7 @@ class DialogueService(Service):
     AWAITED = frozenset({ToolResult, VolumeState, Spoken})
     """A tool's result (its call waits), the speaker's answer to a turn's volume controls
     (its turn waits) and a played piece (a timer's or reminder's announcement waits)."""
+
+
+start = nothing_to_check(serve)
+"""Nothing to check before the bus: every check is in :func:`serve`."""

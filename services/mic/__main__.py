@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from services.mic.service import serve
+from services.mic.service import start
 from services.names import MIC
 from services.runner import run_service, service_parser
 
@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.fast and not args.wav:
         parser.error("--fast only applies to --wav")
-    return run_service(MIC, args, serve)
+    return run_service(MIC, args, start)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ from services.mic.hearing import Hearing
 from services.mic.monitor import MONITOR, report_monitor
 from services.mic.outage import card_reporter
 from services.mic.sources import Block, replay
+from services.runner import nothing_to_check
 from settings.schema import Config, ListenConfig, VadConfig
 
 log = logging.getLogger(__name__)
@@ -141,3 +142,7 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     echo = backends.echo
     monitor = capture("", report_monitor, MONITOR) if echo is not None and echo.monitor else None
     await listener.run(capture(config.card, card_reporter(bus)), monitor)
+
+
+start = nothing_to_check(serve)
+"""Nothing to check before the bus: every check is in :func:`serve`."""

@@ -6,12 +6,12 @@ import sys
 
 from services.names import SATELLITES
 from services.runner import run_service, service_parser
-from services.satellites.service import serve
+from services.satellites.service import start
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = service_parser(SATELLITES, "Answer the questions of each Wyoming satellite.")
-    return run_service(SATELLITES, parser.parse_args(argv), serve)
+    return run_service(SATELLITES, parser.parse_args(argv), start)
 
 
 if __name__ == "__main__":

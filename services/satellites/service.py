@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from bus.client import Bus
 from bus.messages import QuestionRequest, Reply, TextPiece
 from services.heap import give_back_freed_memory
+from services.runner import nothing_to_check
 from services.speech_bridge import SpeechBridge, voice_languages, wake_factory
 from settings import Config
 from settings.schema import WakeConfig
@@ -156,3 +157,7 @@ class SiteStates:
         detail = "; ".join(f"{name} {state}" for name, state in self.states.items())
         ok = all(state in ("listening", "answering") for state in self.states.values())
         self.bus.set_state("ready" if ok else "degraded", detail)
+
+
+start = nothing_to_check(serve)
+"""Nothing to check before the bus: every check is in :func:`serve`."""

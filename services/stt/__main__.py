@@ -6,12 +6,12 @@ import sys
 
 from services.names import STT
 from services.runner import run_service, service_parser
-from services.stt.service import serve
+from services.stt.service import start
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = service_parser(STT, "Transcribe each utterance; publish text and language.")
-    return run_service(STT, parser.parse_args(argv), serve)
+    return run_service(STT, parser.parse_args(argv), start)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from hearing.stt_choice import spoken_languages
 from services.base import Service
 from services.names import STT
 from services.phrases import apology
+from services.runner import nothing_to_check
 from services.stt.backends import open_backend
 from services.stt.engine import Backend, Recognized, SttFailed, SttUnavailable
 from services.stt.text import spoken_words
@@ -243,3 +244,7 @@ def _consume(task: asyncio.Task[Recognized]) -> None:
     """A speculative run nobody awaits any more must not log 'exception never retrieved'."""
     if not task.cancelled():
         task.exception()
+
+
+start = nothing_to_check(serve)
+"""Nothing to check before the bus: every check is in :func:`serve`."""

@@ -6,12 +6,12 @@ import sys
 
 from services.names import TOOLS
 from services.runner import run_service, service_parser
-from services.tools.service import prepare
+from services.tools.service import start
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = service_parser(TOOLS, "Run the tools of the config folder for the assistant.")
-    return run_service(TOOLS, parser.parse_args(argv), prepare=prepare)
+    return run_service(TOOLS, parser.parse_args(argv), start)
 
 
 if __name__ == "__main__":

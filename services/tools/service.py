@@ -52,7 +52,7 @@ class AnswerCache:
             self._entries.popitem(last=False)
 
 
-def prepare(config: Config, args: argparse.Namespace) -> ServiceMain:
+def start(config: Config, args: argparse.Namespace) -> ServiceMain:
     """Load the tool files before the bus is reached: a bad one stops the start, like a bad
     config.toml, so that no tool is dropped quietly."""
     folder = config_dir(args.config)

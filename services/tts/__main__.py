@@ -6,8 +6,7 @@ import sys
 
 from services.names import SPEAKER
 from services.runner import run_service, service_parser
-from services.tts.engines import engine_loader
-from services.tts.service import add_speaker_arguments, serve_with
+from services.tts.service import add_speaker_arguments, start
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -16,7 +15,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     add_speaker_arguments(parser)
     args = parser.parse_args(argv)
-    return run_service(SPEAKER, args, serve_with(engine_loader(args.engine)))
+    return run_service(SPEAKER, args, start)
 
 
 if __name__ == "__main__":

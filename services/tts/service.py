@@ -32,7 +32,7 @@ from bus.messages import (
 from services.base import Service
 from services.runner import ServiceMain, load_in_thread
 from services.tts.control import apply_controls
-from services.tts.engines import DEFAULT, ENGINES
+from services.tts.engines import DEFAULT, ENGINES, engine_loader
 from services.tts.export import Export
 from services.tts.hold import Hold
 from services.tts.interrupt import FADE, played_text
@@ -426,3 +426,8 @@ def serve_with(load: Callable[[Config], Synthesizer]) -> ServiceMain:
         await Speaker(bus, config.audio, synthesizer, volume, args.wav_out).run()
 
     return serve
+
+
+def start(config: Config, args: argparse.Namespace) -> ServiceMain:
+    """The speaker with the engine ``--engine`` names (loaded after the bus is reached)."""
+    return serve_with(engine_loader(args.engine))

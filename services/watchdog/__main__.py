@@ -6,12 +6,12 @@ import sys
 
 from services.names import WATCHDOG
 from services.runner import run_service, service_parser
-from services.watchdog.service import serve
+from services.watchdog.service import start
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = service_parser(WATCHDOG, "Follow voice turns; apologize for those a stage lost.")
-    return run_service(WATCHDOG, parser.parse_args(argv), serve)
+    return run_service(WATCHDOG, parser.parse_args(argv), start)
 
 
 if __name__ == "__main__":

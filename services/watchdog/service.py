@@ -35,6 +35,7 @@ from bus.messages import (
 from services.base import Service
 from services.names import BROKER, SPEAKER, WATCHDOG
 from services.phrases import apology
+from services.runner import nothing_to_check
 from services.watchdog.turns import TurnBook, VoiceTurn
 from settings.schema import Config, WatchdogConfig
 
@@ -152,3 +153,7 @@ class Watchdog(Service):
         ToolRequest: _feed,
         ToolResult: _feed,
     }
+
+
+start = nothing_to_check(serve)
+"""Nothing to check before the bus: every check is in :func:`serve`."""

@@ -6,12 +6,12 @@ import sys
 
 from services.names import WYOMING
 from services.runner import run_service, service_parser
-from services.wyoming.service import prepare
+from services.wyoming.service import start
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = service_parser(WYOMING, "Serve our STT, TTS and wake word over Wyoming.")
-    return run_service(WYOMING, parser.parse_args(argv), prepare=prepare)
+    return run_service(WYOMING, parser.parse_args(argv), start)
 
 
 if __name__ == "__main__":

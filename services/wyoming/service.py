@@ -56,7 +56,7 @@ a limit, 150 connections holding audio took 654 MB, and idle sockets piled up un
 process ran out of files.)"""
 
 
-def prepare(config: Config, _: argparse.Namespace) -> ServiceMain:
+def start(config: Config, _: argparse.Namespace) -> ServiceMain:
     """Bind the port before the bus is reached: a port in use fails at once."""
     settings = config.wyoming
     if not settings.enabled:
@@ -111,7 +111,7 @@ async def serve_on(sock: socket.socket, bus: Bus, config: Config, _: argparse.Na
 
 
 class BoundServer(AsyncServer):
-    """The wyoming package's TCP server on a socket bound already (by :func:`prepare`),
+    """The wyoming package's TCP server on a socket bound already (by :func:`start`),
     serving only our own user on loopback, and at most ``MAX_CONNECTIONS`` at once."""
 
     def __init__(self, sock: socket.socket) -> None:

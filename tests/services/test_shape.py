@@ -17,8 +17,6 @@ SERVICES = Path(__file__).resolve().parents[2] / "services"
 ENTRY_POINTS = sorted(p.parent.name for p in SERVICES.glob("*/__main__.py"))
 CLASS_ELSEWHERE = {"brain": "services.brain.bridge"}
 """The brain's API takes the bridge, and its start builds the API: apart, or a cycle."""
-START_ELSEWHERE: dict[str, str] = {}
-"""None: every service's start is in its ``service.py``."""
 
 
 def test_every_service_process_has_an_entry_point() -> None:
@@ -39,6 +37,8 @@ def test_main_parses_then_makes_one_call(name: str) -> None:
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "run_service"
     ]
     assert len(calls) == 1
+    assert [getattr(arg, "id", "") for arg in calls[0].args][2:] == ["start"]
+    assert not calls[0].keywords, "one start form: run_service(NAME, args, start)"
     last = main.body[-1]
     assert isinstance(last, ast.Return) and last.value is calls[0]
 
@@ -46,8 +46,9 @@ def test_main_parses_then_makes_one_call(name: str) -> None:
 @pytest.mark.parametrize("name", ENTRY_POINTS)
 def test_service_module_has_the_start_and_one_service_class(name: str) -> None:
     module = f"services.{name}.service"
-    start = importlib.import_module(START_ELSEWHERE.get(name, module))
-    assert any(callable(getattr(start, f, None)) for f in ("serve", "prepare", "serve_with"))
+    start = getattr(importlib.import_module(module), "start", None)
+    assert callable(start), "one start form: start(config, args) returns the main"
+    assert list(inspect.signature(start).parameters) in (["config", "args"], ["config", "_"])
     home = importlib.import_module(CLASS_ELSEWHERE.get(name, module))
     classes = [
         value for value in vars(home).values()
