@@ -95,6 +95,36 @@ class Service:
             return
         handler(self, msg)
 
+    STOP_WAIT: ClassVar[float | None] = None
+    """Seconds the service's tasks get to finish when it stops (None: as long as they take)."""
+
+    async def run(self) -> None:
+        """Every service's one run: subscribe, wait until the subscriptions have reached the
+        broker (nothing sent to us after "ready" is missed), start, report ready, serve
+        until cancelled, then stop and close the tasks."""
+        self.subscribe(self.bus)
+        await self.bus.wait_connected()
+        await self.on_start()
+        self.report_ready()
+        try:
+            await self.serve()
+        finally:
+            try:
+                await self.on_stop()
+            finally:
+                await self.tasks.close(self.STOP_WAIT)
+
+    async def on_start(self) -> None:
+        """Once the bus is reached, before "ready": first messages, background tasks."""
+
+    def report_ready(self) -> None:
+        """The state once started; a service whose state comes from elsewhere (a device, its
+        servers) overrides it."""
+        self.bus.set_state("ready")
+
+    async def on_stop(self) -> None:
+        """After serving, before the tasks are closed: what the service opened."""
+
     async def serve(self) -> None:
         """Handle every message of the inbox until cancelled."""
         async for msg in self.bus:

@@ -114,23 +114,19 @@ class DialogueService(Service):
         expire = settings.longest_utterance + SPECULATION_MARGIN
         self.speculator = Speculator(bus, self._speculative_turn, expire, later)
 
-    async def run(self) -> None:
-        self.subscribe(self.bus)
-        await self.bus.wait_connected()
+    async def on_start(self) -> None:
         self.bus.publish(ToolCatalogRequest())
         gc.freeze()  # start-up objects out of the collector's way: shorter pauses mid-turn
-        self.bus.set_state("ready")
         log.info("dialogue: ready, LLM at %s", self.llm.shown)
         self.tasks.spawn(self.reachability.run())
         self.tasks.spawn(self.local.timers.run())
-        try:
-            await self.serve()
-        finally:
-            self.speculator.drop("shutting down")
-            await self.tasks.close()
-            await self.llm.aclose()
-            if self.sessions.store is not None:
-                await asyncio.to_thread(self.sessions.store.close)
+
+    async def on_stop(self) -> None:
+        self.speculator.drop("shutting down")
+        await self.tasks.close()  # the turns first: they use the LLM client and the store
+        await self.llm.aclose()
+        if self.sessions.store is not None:
+            await asyncio.to_thread(self.sessions.store.close)
 
     def _heartbeat(self, msg: Heartbeat) -> None:
         self.liveness.saw(msg)

@@ -54,11 +54,12 @@ class Listener(Service):
         self.barge_ins = BargeIns(bus, self.gate, backends.echo, word)
         self.hearing = Hearing(bus, self.gate, self.barge_ins, vad, backends)
 
-    async def run(
+    async def hear_all(
         self, blocks: AsyncIterator[Block], monitor: AsyncIterator[Block] | None = None
     ) -> None:
         """Hear every block until the source ends, following the bus meanwhile, and the
-        output's ``monitor`` (the echo reference) if given."""
+        output's ``monitor`` (the echo reference) if given. The mic's run: its source, not
+        its inbox, paces it, so it has no run() of the base."""
         self.subscribe(self.bus)
         tasks = [asyncio.ensure_future(self.serve())]
         if monitor is not None:
@@ -132,7 +133,7 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
         bus.set_state("ready", "replaying files")
         tail = config.vad.silence + 0.2
         try:
-            await listener.run(replay([Path(p) for p in args.wav], not args.fast, tail))
+            await listener.hear_all(replay([Path(p) for p in args.wav], not args.fast, tail))
         except AudioFileError as exc:
             log.error("%s", exc)
             raise SystemExit(2) from None
@@ -141,7 +142,7 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
 
     echo = backends.echo
     monitor = capture("", report_monitor, MONITOR) if echo is not None and echo.monitor else None
-    await listener.run(capture(config.card, card_reporter(bus)), monitor)
+    await listener.hear_all(capture(config.card, card_reporter(bus)), monitor)
 
 
 start = nothing_to_check(serve)

@@ -121,18 +121,17 @@ class ToolService(Service):
         self.answers = AnswerCache(cache_size)
         self.refusals = RateLimitedLog(log)
 
-    async def run(self) -> None:
-        self.subscribe(self.bus)
-        await self.bus.wait_connected()  # our subscriptions have reached the broker
+    STOP_WAIT = 5.0
+    """Running tools are killed with their process groups when the service stops."""
+
+    async def on_start(self) -> None:
         self.publish_catalog()
-        self._report()
         self.tasks.spawn(self._republish())
         if self.mcp is not None and self.mcp.links:
             self.tasks.spawn(self.mcp.keep())
-        try:
-            await self.serve()
-        finally:
-            await self.tasks.close(timeout=5)  # running tools are killed with their groups
+
+    def report_ready(self) -> None:
+        self._report()  # ready, or degraded while an MCP server is down
 
     def publish_catalog(self, request: ToolCatalogRequest | None = None) -> None:
         reply_to = None if request is None else request.id

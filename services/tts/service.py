@@ -87,7 +87,7 @@ class Speaker(Service):
         self._in_loop: Callable[..., None] = lambda func, *args: None
         self.output: AudioOutput | None = None
 
-    async def run(self) -> None:
+    async def on_start(self) -> None:
         loop = asyncio.get_running_loop()
 
         def in_loop(func: Callable[..., object], *args: object) -> None:
@@ -118,20 +118,22 @@ class Speaker(Service):
         self.worker = worker
         self.output = output
         self._in_loop = in_loop
-        self.subscribe(self.bus)
-        await self.bus.wait_connected()  # our subscriptions are in place before "ready"
         worker.start()
         pump.start()
         output.start()
         self.bus.publish(VolumeState(volume=self.volume.value))
-        try:
-            await self.serve()
-        finally:
-            output.close()
-            worker.close()
-            self.playback.events.put(None)
-            if self.recorder is not None:
-                self.recorder.write_all()
+
+    def report_ready(self) -> None:
+        """The output reports it: ready once its device plays, else why not."""
+
+    async def on_stop(self) -> None:
+        """Runs only after :meth:`on_start` has built both."""
+        if self.output is not None:
+            self.output.close()
+        self.worker.close()
+        self.playback.events.put(None)
+        if self.recorder is not None:
+            self.recorder.write_all()
 
     def _pump_events(self, in_loop: Callable[..., None]) -> None:
         while (event := self.playback.events.get()) is not None:

@@ -70,10 +70,9 @@ class Watchdog(Service):
         self.speaker_wait = settings.speaker_wait
         self.book = TurnBook(self.liveness, settings.stall, heartbeat, lang, clock())
 
-    async def run(self) -> None:
-        self.subscribe(self.bus)
-        await self.bus.wait_connected()
-        self.bus.set_state("ready")
+    async def serve(self) -> None:
+        """The inbox, and the silences judged at least every ``tick`` (a silent bus is when
+        they matter most)."""
         tick = min(0.25, self.heartbeat / 2)
         next_check = self.clock()
         while True:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 import pytest
@@ -20,6 +21,7 @@ from services.tools.service import ToolService
 from services.tts.service import Speaker
 from services.watchdog.service import Watchdog
 from tests.helpers.busrun import with_buses
+from tests.helpers.polling import until
 
 SERVICES = [
     BrainBridge, DialogueService, Listener, Speaker, SpeechToText, ToolService, Watchdog
@@ -132,3 +134,42 @@ def test_an_awaited_answer_goes_to_its_waiter_and_a_late_one_is_dropped_without_
     assert [type(m) for m in seen] == [ToolCatalog], "no handler ran for the late result"
     assert any("tools.result late came after its request stopped waiting" in r.getMessage()
                for r in caplog.records)
+
+
+class Steps(Catalogs):
+    """Records what the base's run does, in order."""
+
+    def __init__(self, bus: Bus) -> None:
+        super().__init__(bus)
+        self.steps: list[str] = []
+
+    async def on_start(self) -> None:
+        self.steps.append(f"start, {self.bus.state}")
+        self.tasks.spawn(asyncio.sleep(3600))
+
+    def report_ready(self) -> None:
+        super().report_ready()
+        self.steps.append(f"ready, {self.bus.state}")
+
+    async def on_stop(self) -> None:
+        self.steps.append(f"stop, {len(self.tasks)} task")
+
+
+def test_one_run_subscribes_starts_reports_ready_serves_and_stops(
+    module_broker: Endpoints,
+) -> None:
+    async def body(bus: Bus, sender: Bus) -> Steps:
+        service = Steps(bus)
+        running = asyncio.ensure_future(service.run())
+        await sender.wait_path(bus)
+        await until(lambda: bus.state == "ready", "the service reports ready")
+        sender.publish(ToolCatalog(tools=[]))  # subscribed by run(): it reaches the handler
+        assert isinstance(await asyncio.wait_for(service.seen.get(), 10), ToolCatalog)
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+        return service
+
+    service = with_buses(module_broker, ["steps", "sender"], body)
+    assert service.steps == ["start, starting", "ready, ready", "stop, 1 task"]
+    assert len(service.tasks) == 0, "the tasks are closed after on_stop"
