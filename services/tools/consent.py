@@ -5,15 +5,32 @@ the two doors cannot come to differ on it."""
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
-from services.tools.runner import MAX_CONTENT, NEEDS_YES, Outcome, record_action
-from settings.actions import ActionLog
+from settings.actions import Action, ActionLog
 from settings.secrets import Redactor
 
 log = logging.getLogger(__name__)
+
+MAX_CONTENT = 2000
+"""Characters of a result the model receives."""
+NEEDS_YES = (
+    "this tool changes something and runs only after the user's own yes: ask them, "
+    "and call it again once they said yes"
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the model receives (``content``), whether the tool succeeded, and how long it took."""
+
+    content: str
+    ok: bool
+    duration: float
 
 
 async def run_with_consent(
@@ -39,3 +56,22 @@ async def run_with_consent(
     if modifies and confirmed:
         record_action(actions, name, arguments, confirmed_by, session, ok, content)
     return Outcome(content, ok, duration)
+
+
+def record_action(
+    actions: ActionLog | None, name: str, arguments: str, confirmed_by: str, session: str,
+    ok: bool, content: str,
+) -> None:
+    """Write the run of a tool that modifies to the log of actions (when there is one)."""
+    if actions is None:
+        return
+    try:
+        values = json.loads(arguments)
+    except ValueError:
+        values = None
+    action = Action(name, values if isinstance(values, dict) else {"unread": arguments[:200]},
+                    confirmed_by[:200], ok, content, session)
+    try:
+        actions.record(action)
+    except OSError as exc:  # the action ran: say so loudly, do not hide its result
+        log.error("%s ran, but the log of actions could not be written: %s", name, exc)

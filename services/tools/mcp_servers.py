@@ -25,9 +25,8 @@ import mcp_types
 from mcp import ClientSession
 
 from bus.messages import ToolSpec
-from services.tools.consent import run_with_consent
+from services.tools.consent import Outcome, run_with_consent
 from services.tools.mcp_link import SEPARATOR, McpTool, offered, open_session, result_text
-from services.tools.runner import Outcome
 from settings.actions import ActionLog
 from settings.schema import McpConfig, ToolsConfig
 from settings.secrets import Redactor

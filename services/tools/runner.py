@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import signal
 import sys
 import tempfile
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 
 from services.tools.arguments import ToolError, parse_arguments, substitute
+from services.tools.consent import MAX_CONTENT, Outcome, run_with_consent
 from services.tools.process import CannotStart, Finished, Limits, run_sandboxed
 from services.tools.sandbox_exec import CANNOT_START
 from services.tools.scratch import remove_stale_scratch, scratch_prefix
-from settings.actions import Action, ActionLog
+from settings.actions import ActionLog
 from settings.loader import ENV_VAR
 from settings.schema import ToolsConfig
 from settings.secrets import Redactor
@@ -25,22 +24,7 @@ from settings.toolfiles import Tool, resolve_program
 
 log = logging.getLogger(__name__)
 
-MAX_CONTENT = 2000
-"""Characters of a result the model receives."""
 MAX_STDERR_LINE = 300
-NEEDS_YES = (
-    "this tool changes something and runs only after the user's own yes: ask them, "
-    "and call it again once they said yes"
-)
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What the model receives (``content``), whether the tool succeeded, and how long it took."""
-
-    content: str
-    ok: bool
-    duration: float
 
 
 class Runner:
@@ -78,23 +62,19 @@ class Runner:
         self, name: str, arguments: str, confirmed_by: str = "", session: str = ""
     ) -> Outcome:
         """Run ``name``; one that modifies needs ``confirmed_by``, the user's own words that
-        said yes, and its run is written to the log of actions."""
-        started = time.monotonic()
+        said yes, and its run is written to the log of actions (:func:`run_with_consent`)."""
         tool = self.tools.get(name)
-        modifies = tool is not None and tool.spec.modifies
-        try:
-            if modifies and not confirmed_by.strip():
-                raise ToolError(NEEDS_YES)
-            content = await self._run(name, arguments)
-            ok = True
-        except ToolError as exc:
-            content, ok = f"error: {exc}", False
-        content = self.redact(content)[:MAX_CONTENT]
-        duration = time.monotonic() - started
-        log.info("%s: %s in %.2f s", name, "ok" if ok else content, duration)
-        if modifies and confirmed_by.strip():
-            record_action(self.actions, name, arguments, confirmed_by, session, ok, content)
-        return Outcome(content, ok, duration)
+
+        async def call() -> tuple[str, bool]:
+            try:
+                return await self._run(name, arguments), True
+            except ToolError as exc:
+                return f"error: {exc}", False
+
+        return await run_with_consent(
+            name, arguments, tool is not None and tool.spec.modifies, confirmed_by, session,
+            call, self.redact, self.actions, log,
+        )
 
     async def _run(self, name: str, arguments: str) -> str:
         tool = self.tools.get(name)
@@ -120,25 +100,6 @@ class Runner:
             except CannotStart as exc:
                 raise ToolError(f"cannot start {argv[0]!r}: {exc}") from None
         return result_text(finished, self.limits_of(tool), self.redact)
-
-
-def record_action(
-    actions: ActionLog | None, name: str, arguments: str, confirmed_by: str, session: str,
-    ok: bool, content: str,
-) -> None:
-    """Write the run of a tool that modifies to the log of actions (when there is one)."""
-    if actions is None:
-        return
-    try:
-        values = json.loads(arguments)
-    except ValueError:
-        values = None
-    action = Action(name, values if isinstance(values, dict) else {"unread": arguments[:200]},
-                    confirmed_by[:200], ok, content, session)
-    try:
-        actions.record(action)
-    except OSError as exc:  # the action ran: say so loudly, do not hide its result
-        log.error("%s ran, but the log of actions could not be written: %s", name, exc)
 
 
 def result_text(finished: Finished, limits: Limits, redact: Redactor) -> str:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from services.tools.runner import NEEDS_YES, Runner
+from services.tools.consent import NEEDS_YES
+from services.tools.runner import Runner
 from settings import actions as actions_module
 from settings.actions import Action, ActionLog
 from settings.schema import ToolsConfig

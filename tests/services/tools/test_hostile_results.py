@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from services.tools.runner import MAX_CONTENT, MAX_STDERR_LINE
+from services.tools.consent import MAX_CONTENT
+from services.tools.runner import MAX_STDERR_LINE
 from settings.secrets import Redactor, is_secret
 from tests.services.tools.helpers import (
     ARGV_PRINTER,
