@@ -1,6 +1,6 @@
-"""The wake word (``[wake]``, microWakeWord okay_nabu) on synthesized clips.
+"""The wake word (``[wake]``, okay_nabu) on synthesized clips, for each engine.
 
-    python -m bench.wake [--json]
+    python -m bench.wake [--engine microwakeword|openwakeword] [--json]
 
 Detection rate on "Okay Nabu" said by Kokoro (five voices) and espeak-ng (eight
 voices), three speeds each, clean and in room noise (pink, brown, babble, a
@@ -12,7 +12,9 @@ of the word (its last loud sample) to the detection, in audio time.
 
 The model is run once per clip with a window of one, and its raw probabilities
 are averaged afterwards, so every ``cutoff``/``window`` pair is judged on the
-same run. Audio is made once and cached (``bench/wake_audio.py``).
+same run. Audio is made once and cached (``bench/wake_audio.py``). Both engines
+hear the same clips, noises and speech without the word; microWakeWord scores
+every 30 ms, openWakeWord every 80 ms (so its windows are shorter in count).
 """
 
 from __future__ import annotations
@@ -36,11 +38,12 @@ WORD = "Okay Nabu."
 KOKORO_VOICES = ("jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo")
 SPEEDS = (0.9, 1.0, 1.15)
 SNRS = (20, 10, 5)
-STEP = 0.03
-"""Seconds of audio per model run (three 10 ms feature frames)."""
-CUTOFFS = (0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9)
-WINDOWS = (3, 4, 5)
-DEFAULT = (0.85, 5)
+SWEEPS = {  # engine: (seconds per score, cutoffs, windows, the engine's default pair)
+    "microwakeword": (0.03, (0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9), (3, 4, 5), (0.85, 5)),
+    "openwakeword": (0.08, (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8), (1, 2, 3), (0.5, 1)),
+}
+STEP, CUTOFFS, WINDOWS, DEFAULT = SWEEPS["microwakeword"]
+"""The engine of this run (``--engine`` sets them)."""
 ROOM = ("pink", "brown", "babble", "television")
 NEAR = (
     "Okay, now let us begin.", "Okay, but not now.", "I saw Naboo in the film.",
@@ -54,12 +57,35 @@ OTHER = (
     "The quick brown fox jumps over the lazy dog.", "Turn the volume down a little.",
     "I think we should order pizza tonight.", "Remind me to call my mother at six.",
 )
+ENGINE = ["microwakeword"]
 cpu_spent = [0.0, 0.0]
 """CPU seconds and audio seconds run through the model."""
 
 
 class Trace:
-    """The model's raw probability every 30 ms."""
+    """An engine's raw scores of a clip, one per model run, and the CPU they cost."""
+
+    model: Any
+    features: Any
+
+    def __call__(self, audio: np.ndarray, denoise: bool = False) -> np.ndarray:
+        self.model.reset()
+        self.features.reset()
+        pcm = (np.clip(audio, -1, 1) * 32767).astype("<i2").tobytes()
+        cpu = time.process_time()
+        if denoise:
+            pcm = Denoiser()(pcm)
+        out = self.scores(pcm)
+        cpu_spent[0] += time.process_time() - cpu
+        cpu_spent[1] += len(audio) / RATE
+        return np.asarray(out)
+
+    def scores(self, pcm: bytes) -> list[float]:
+        raise NotImplementedError
+
+
+class MicroTrace(Trace):
+    """microWakeWord's raw probability every 30 ms."""
 
     def __init__(self) -> None:
         from pymicro_wakeword import MicroWakeWord, MicroWakeWordFeatures, Model
@@ -69,21 +95,32 @@ class Trace:
         self.model._probabilities = collections.deque(maxlen=1)
         self.features = MicroWakeWordFeatures()
 
-    def __call__(self, audio: np.ndarray, denoise: bool = False) -> np.ndarray:
-        self.model.reset()
-        self.features.reset()
-        pcm = (np.clip(audio, -1, 1) * 32767).astype("<i2").tobytes()
-        cpu = time.process_time()
-        if denoise:
-            pcm = Denoiser()(pcm)
+    def scores(self, pcm: bytes) -> list[float]:
         out = []
         for features in self.features.process_streaming(pcm):
             probability = self.model.process_streaming_prob(features)
             if probability is not None and not self.model._features:  # the model ran
                 out.append(probability)
-        cpu_spent[0] += time.process_time() - cpu
-        cpu_spent[1] += len(audio) / RATE
-        return np.asarray(out)
+        return out
+
+
+CHUNK = 2 * 1280
+"""Bytes fed to openWakeWord at a time: 80 ms, as the mic's blocks reach it."""
+
+
+class OpenTrace(Trace):
+    """openWakeWord's raw score every 80 ms."""
+
+    def __init__(self) -> None:
+        from pyopen_wakeword import Model, OpenWakeWord, OpenWakeWordFeatures
+
+        self.model = OpenWakeWord.from_builtin(Model.OKAY_NABU)
+        self.features = OpenWakeWordFeatures.from_builtin()
+
+    def scores(self, pcm: bytes) -> list[float]:
+        return [score for at in range(0, len(pcm), CHUNK)  # its buffer holds 10 s at most
+                for features in self.features.process_streaming(pcm[at : at + CHUNK])
+                for score in self.model.process_streaming(features)]
 
 
 def detections(probabilities: np.ndarray, cutoff: float, window: int) -> int:
@@ -143,7 +180,7 @@ def lags(window: int) -> list[float]:
     """End of the word to the detection (s, audio time), clean clips, as the mic feeds it."""
     out = []
     for _, speech in clips():
-        detector = open_wake(WakeConfig(window=window))
+        detector = open_wake(WakeConfig(engine=ENGINE[0], window=window))
         audio = mixed(speech, None, None)
         pcm = (np.clip(audio, -1, 1) * 32767).astype("<i2").tobytes()
         for at in range(0, len(pcm), 2 * FRAME):
@@ -156,10 +193,10 @@ def lags(window: int) -> list[float]:
 def front_end(trace: Trace, rng: np.random.Generator, denoise: bool) -> dict[str, Any]:
     cpu_spent[:] = [0.0, 0.0]
     heard = detection(trace, rng, denoise)
-    without = [trace(part, denoise) for part in hour_without_word(rng)]
-    without += [trace(mixed(kokoro(text, v, 1.0), None, None), denoise) for text in OTHER
-                for v in KOKORO_VOICES]
-    hours = sum(len(t) for t in without) * STEP / 3600
+    audio = [*hour_without_word(rng), *(mixed(kokoro(text, v, 1.0), None, None)
+                                        for text in OTHER for v in KOKORO_VOICES)]
+    without = [trace(part, denoise) for part in audio]
+    hours = sum(len(part) for part in audio) / RATE / 3600
     near = [trace(mixed(say(text, voice, 1.0), None, None), denoise) for text in NEAR
             for say, voices in ((kokoro, KOKORO_VOICES), (espeak, ESPEAK_VOICES))
             for voice in voices]
@@ -189,15 +226,20 @@ def front_end(trace: Trace, rng: np.random.Generator, denoise: bool) -> dict[str
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--engine", choices=list(SWEEPS), default="microwakeword")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    trace = Trace()
+    global STEP, CUTOFFS, WINDOWS, DEFAULT
+    STEP, CUTOFFS, WINDOWS, DEFAULT = SWEEPS[args.engine]
+    ENGINE[0] = args.engine
+    trace: Trace = MicroTrace() if args.engine == "microwakeword" else OpenTrace()
     result = {name: front_end(trace, np.random.default_rng(0), denoise)
               for name, denoise in (("plain", False), ("denoised", True))}
     result["word_end_to_detection_s"] = {
         f"window {w}": {"p50": round(float(np.percentile(d, 50)), 3),
                         "p95": round(float(np.percentile(d, 95)), 3), "heard": len(d)}
         for w in WINDOWS for d in [lags(w)]}
+    result["engine"] = args.engine
     print(json.dumps(result, indent=None if args.json else 2))
 
 
