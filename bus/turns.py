@@ -77,6 +77,12 @@ _BY_TYPE: dict[type[Message], str] = {
 }
 
 
+TURN_MESSAGES: tuple[type[Message], ...] = (
+    *_BY_TYPE, Utterance, Speculation, Speaking, TraceMark, ToolRequest, ToolResult,
+)
+"""Every kind of message :class:`Timeline` reads: what a follower of turns subscribes to."""
+
+
 def stage_of(msg: Message) -> str | None:
     """The stage ``msg`` marks; a trace mark names its own (``llm.first_token``...)."""
     if isinstance(msg, Utterance):

@@ -10,8 +10,7 @@ import tomli_w
 
 from desktop_assistant.exit_codes import ExitCode
 from settings import ConfigError, load_config
-from settings.apikey import shown
-from settings.secrets import safe_url
+from settings.shown import masked
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -43,9 +42,7 @@ def run(args: argparse.Namespace) -> int:
             return ExitCode.USAGE
         print(f"{folder}: ok")
         return ExitCode.OK
-    data = config.model_dump()
-    data["llm"] = safe_url(config.llm)
-    data["dialogue"]["api_key"] = shown(config.dialogue.api_key)
+    data = masked(config)
     if args.json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:

@@ -23,6 +23,9 @@ from services.brain.limits import RequestGuard
 from services.brain.openai_api import MAX_CHAT_BODY, add_openai_routes
 from services.brain.openai_errors import OpenAIErrors
 from services.brain.openai_shapes import OPENAI_PREFIX
+from services.brain.page.facts import PageFacts
+from services.brain.page.guard import SecurityHeaders
+from services.brain.page.routes import add_page_routes
 from services.brain.refusals import answered
 from settings.schema import BrainConfig
 
@@ -78,7 +81,8 @@ class Problem(BaseModel):
     error: str
 
 
-def create_app(bridge: BrainBridge, brain: BrainConfig) -> FastAPI:
+def create_app(bridge: BrainBridge, brain: BrainConfig, page: PageFacts | None = None) -> FastAPI:
+    """The API; with ``page``, the web page at ``/`` too (``services/brain/page/``)."""
     token = brain.token
     app = FastAPI(
         title="desktop-assistant brain",
@@ -94,7 +98,8 @@ def create_app(bridge: BrainBridge, brain: BrainConfig) -> FastAPI:
         larger=((OPENAI_PREFIX, MAX_CHAT_BODY),),
     )
     app.add_middleware(Gate, token=token, names=host_names(brain.host, brain.allowed_hosts))
-    app.add_middleware(OpenAIErrors)  # outermost: it rewrites the refusals of the guards too
+    app.add_middleware(OpenAIErrors)  # it rewrites the refusals of the guards too
+    app.add_middleware(SecurityHeaders)  # outermost: every answer forbids framing, inline script
     _install_error_handlers(app)
 
     def authorized(request: Request) -> None:
@@ -143,6 +148,8 @@ def create_app(bridge: BrainBridge, brain: BrainConfig) -> FastAPI:
         return JSONResponse(body, status_code=200 if ok else 503)
 
     add_openai_routes(app, bridge, authorized)
+    if page is not None:
+        add_page_routes(app, bridge, token, page)
     return app
 
 

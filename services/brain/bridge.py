@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from bus.client import Bus, RequestTimeout
 from bus.errors import ErrorCode
 from bus.liveness import AnswererLost, Liveness, request_watched
+from bus.message import Message
 from bus.messages import (
     ClearHistoryRequest,
     Heartbeat,
@@ -18,7 +20,9 @@ from bus.messages import (
     QuestionRequest,
     Reply,
     TextPiece,
+    VolumeState,
 )
+from bus.turns import TURN_MESSAGES
 from services.base import Service
 from services.brain.pieces import Pieces
 from services.names import DIALOGUE, HTTP_SESSIONS, TOOLS
@@ -87,6 +91,8 @@ class BrainBridge(Service):
         # Keyed by (session, request id): another session's request id is its own.
         self._answers: OrderedDict[tuple[str, str], tuple[_Key, Answer]] = OrderedDict()
         self._pending: dict[tuple[str, str], tuple[_Key, asyncio.Task[Answer]]] = {}
+        self.observers: list[Callable[[Message], None]] = []
+        """Who follows the turns and the volume on the bus (the page)."""
 
     async def start(self) -> None:
         self.subscribe(self.bus)
@@ -98,10 +104,20 @@ class BrainBridge(Service):
     def _piece(self, msg: TextPiece) -> None:
         self.pieces.route(msg)
 
+    def _observed(self, msg: Message) -> None:
+        """A message of a turn (every stage ``tap --turns`` shows), or the volume."""
+        for observer in self.observers:
+            try:
+                observer(msg)
+            except Exception:  # a bug of the page's must not stop the brain's bus side
+                log.exception("an observer failed on %s", msg.TOPIC)
+
     def _not_ours(self, msg: Reply | HistoryCleared) -> None:
         """An answer to another process's request: ours are taken by their waiters
-        (:meth:`Bus.request`) before they reach the inbox. Subscribed from the start, so
-        that no request has to wait for its reply's subscription to reach the broker."""
+        (:meth:`Bus.request`) before they reach the inbox, and shown to the observers
+        by whoever asked. Subscribed from the start, so that no request has to wait for
+        its reply's subscription to reach the broker."""
+        self._observed(msg)
 
     def readiness(self) -> tuple[bool, dict[str, Any]]:
         """Ready while the dialogue service and the tool executor are alive; ``services``
@@ -187,6 +203,7 @@ class BrainBridge(Service):
             raise NoAnswer(
                 f"the dialogue service did not answer within {self.timeout:g} s"
             ) from None
+        self._observed(reply)  # taken by our waiter: the inbox never sees it
         if reply.error == ErrorCode.REQUEST_REUSED:  # the dialogue remembers what we forgot
             raise Conflict(_reused(asked[1]))
         if reply.error == ErrorCode.QUESTION_TOO_LONG:
@@ -214,6 +231,7 @@ class BrainBridge(Service):
             ) from None
 
     HANDLERS = {
+        **dict.fromkeys((*TURN_MESSAGES, VolumeState), _observed),
         Heartbeat: _heartbeat,
         TextPiece: _piece,
         Reply: _not_ours,

@@ -45,6 +45,9 @@ async def serve(app: FastAPI, sock: socket.socket, brain: BrainConfig) -> None:
         await asyncio.shield(task)
     finally:
         if not task.done():
+            end_streams = getattr(app.state, "end_streams", None)
+            if end_streams is not None:  # the page's event streams would never end alone
+                end_streams()
             server.should_exit = True
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(task, SHUTDOWN_GRACE)

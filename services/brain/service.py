@@ -11,9 +11,11 @@ from bus.client import Bus
 from network.sockets import listen
 from services.brain.api import create_app
 from services.brain.bridge import BrainBridge
+from services.brain.page.facts import page_address, page_facts
 from services.brain.server import serve
 from services.runner import ServiceMain, StartupError
 from settings import Config
+from settings.loader import config_dir
 from settings.startup import brain_problems
 
 log = logging.getLogger("services.brain")
@@ -35,7 +37,7 @@ def start(config: Config, _: argparse.Namespace) -> ServiceMain:
 def serve_on(sock: socket.socket) -> ServiceMain:
     """The brain on ``sock``, bound already."""
 
-    async def brain(bus: Bus, config: Config, _: argparse.Namespace) -> None:
+    async def brain(bus: Bus, config: Config, args: argparse.Namespace) -> None:
         with sock:
             bridge = BrainBridge(bus, config.brain.timeout, config.brain.max_pending)
             await bridge.start()
@@ -43,8 +45,10 @@ def serve_on(sock: socket.socket) -> ServiceMain:
             bus.set_state("ready")
             host, port = sock.getsockname()[:2]
             log.info("brain: listening on http://%s:%s (OpenAPI at /openapi.json)", host, port)
+            log.info("brain: the page at %s", page_address(config.brain))
+            page = page_facts(config, config_dir(args.config))
             try:
-                await serve(create_app(bridge, config.brain), sock, config.brain)
+                await serve(create_app(bridge, config.brain, page), sock, config.brain)
             finally:
                 watcher.cancel()
 

@@ -13,7 +13,7 @@ from bus.messages import (
     TraceMark,
     Transcript,
 )
-from bus.turns import STAGES, Timeline, stage_of
+from bus.turns import STAGES, TURN_MESSAGES, Timeline, stage_of
 from tests.bus.recorded_turns import (
     CONFIRMED_STAGES,
     END,
@@ -30,6 +30,12 @@ def test_a_voice_turn_answered_from_its_guess_has_every_stage_from_the_end_of_sp
     assert list(timeline.stages) == list(CONFIRMED_STAGES), "in the order they happened"
     assert timeline.text == "what time is it" and timeline.origin == END
     assert timeline.spoke and timeline.complete
+
+
+def test_every_message_of_the_recorded_turns_is_one_a_follower_subscribes_to() -> None:
+    # the brain's page subscribes to TURN_MESSAGES: a kind left out would lose its stage
+    recorded = [*confirmed_voice_turn(), *tool_voice_turn(), *text_turn()]
+    assert {type(msg) for msg in recorded} <= set(TURN_MESSAGES)
 
 
 def test_a_voice_turn_with_a_tool_and_a_text_turn() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import socket
 import subprocess
 import sys
@@ -18,6 +17,7 @@ import pytest
 from examples.remote_ui.remote_chat import RemoteChat
 from tests.helpers import llm_chunks as c
 from tests.helpers.dialogue_stack import Stack
+from tests.helpers.other_user import as_other_user
 from tests.helpers.processes import ROOT, python_env
 
 ASK = {"session_id": "s", "request_id": "r1", "text": "Hi"}
@@ -36,30 +36,13 @@ def raw_request(port: int, head: str, body: bytes = b"") -> tuple[int, dict[str,
 
 def as_user(name: str, port: int, token: str = "") -> tuple[int, dict[str, object]]:
     """``raw_request`` POST /ask from a child process running as the user ``name``."""
-    user = pwd.getpwnam(name)
     body = json.dumps({**ASK, "request_id": os.urandom(4).hex()}).encode()
     auth = f"Authorization: Bearer {token}\r\n" if token else ""
     head = (
         f"POST /ask HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
         f"{auth}Content-Length: {len(body)}\r\nConnection: close\r\n"
     )
-    reader, writer = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child becomes the other user, asks, and hands the answer back
-        code = 1
-        try:
-            os.close(reader)
-            os.setgid(user.pw_gid)
-            os.setuid(user.pw_uid)
-            with os.fdopen(writer, "w") as out:
-                json.dump(raw_request(port, head, body), out)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(writer)
-    with os.fdopen(reader) as answer:
-        status, data = json.load(answer)
-    os.waitpid(pid, 0)
+    status, data = as_other_user(name, lambda: raw_request(port, head, body))
     return status, data
 
 

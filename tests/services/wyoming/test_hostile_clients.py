@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import pwd
 import socket
 import threading
 import time
@@ -27,6 +26,7 @@ from wyoming.info import Describe
 
 from bus.client import Bus
 from tests.helpers.busrun import with_buses
+from tests.helpers.other_user import as_other_user
 from tests.helpers.ports import free_port
 from tests.helpers.processes import Process
 from tests.helpers.service_stack import Stack, wait_state
@@ -290,28 +290,14 @@ def test_more_audio_than_a_connection_may_hold_is_refused(server: Server) -> Non
 def as_user(name: str, port: int, sent: bytes) -> list[dict[str, object]]:
     """The events (type and data) the server answers ``sent`` with, on a connection made by
     a child process running as the user ``name``."""
-    user = pwd.getpwnam(name)
-    reader, writer = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child becomes the other user, connects, and hands the answers back
-        code = 1
-        try:
-            os.close(reader)
-            os.setgid(user.pw_gid)
-            os.setuid(user.pw_uid)
-            with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as sock:
-                sock.sendall(sent)
-                got = [{"type": e.type, "data": e.data} for e in answers(sock, until="info")]
-            with os.fdopen(writer, "w") as out:
-                json.dump(got, out)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(writer)
-    with os.fdopen(reader) as answer:
-        got = json.load(answer)
-    os.waitpid(pid, 0)
-    return got  # type: ignore[no-any-return]
+
+    def connect_and_read() -> list[dict[str, object]]:
+        with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as sock:
+            sock.sendall(sent)
+            return [{"type": e.type, "data": e.data} for e in answers(sock, until="info")]
+
+    got: list[dict[str, object]] = as_other_user(name, connect_and_read)
+    return got
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="becoming another user needs root")
