@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.exceptions import HTTPException
 
-from services.brain.bridge import BrainBridge, NoAnswer, Unavailable
+from services.brain.answers import NoAnswer, Unavailable
 from services.brain.gate import Gate, host_names
 from services.brain.limits import RequestGuard
 from services.brain.openai_api import MAX_CHAT_BODY, add_openai_routes
@@ -28,6 +28,9 @@ from services.brain.page.guard import SecurityHeaders
 from services.brain.page.routes import add_page_routes
 from services.brain.refusals import answered
 from settings.schema import BrainConfig
+
+if TYPE_CHECKING:  # the brain's start builds the API with the bridge: no cycle at run time
+    from services.brain.service import BrainBridge
 
 log = logging.getLogger(__name__)
 

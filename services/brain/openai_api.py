@@ -14,7 +14,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -22,7 +22,7 @@ from starlette.exceptions import HTTPException
 
 from bus.message import new_id
 from bus.messages import TextPiece
-from services.brain.bridge import Answer, BrainBridge
+from services.brain.answers import Answer
 from services.brain.openai_shapes import (
     MODEL,
     ChatRequest,
@@ -34,6 +34,9 @@ from services.brain.openai_shapes import (
 from services.brain.openai_shapes import models as model_list
 from services.brain.pieces import Joiner
 from services.brain.refusals import answered
+
+if TYPE_CHECKING:  # the brain's start builds the API with the bridge: no cycle at run time
+    from services.brain.service import BrainBridge
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ from collections.abc import Awaitable
 
 from starlette.exceptions import HTTPException
 
-from services.brain.bridge import Answer, Busy, Conflict, NoAnswer, TooLong, Unavailable
+from services.brain.answers import Answer, Busy, Conflict, NoAnswer, TooLong, Unavailable
 
 
 async def answered(asking: Awaitable[Answer]) -> Answer:

@@ -13,7 +13,7 @@ from bus.endpoints import Endpoints
 from bus.message import Message
 from bus.messages import Heartbeat, ToolCatalog, ToolCatalogRequest, ToolResult, Transcript
 from services.base import Service, Tasks
-from services.brain.bridge import BrainBridge
+from services.brain.service import BrainBridge
 from services.dialogue.service import DialogueService
 from services.mic.service import Listener
 from services.stt.service import SpeechToText

@@ -15,8 +15,6 @@ from services.base import Service
 
 SERVICES = Path(__file__).resolve().parents[2] / "services"
 ENTRY_POINTS = sorted(p.parent.name for p in SERVICES.glob("*/__main__.py"))
-CLASS_ELSEWHERE = {"brain": "services.brain.bridge"}
-"""The brain's API takes the bridge, and its start builds the API: apart, or a cycle."""
 
 
 def test_every_service_process_has_an_entry_point() -> None:
@@ -49,7 +47,7 @@ def test_service_module_has_the_start_and_one_service_class(name: str) -> None:
     start = getattr(importlib.import_module(module), "start", None)
     assert callable(start), "one start form: start(config, args) returns the main"
     assert list(inspect.signature(start).parameters) in (["config", "args"], ["config", "_"])
-    home = importlib.import_module(CLASS_ELSEWHERE.get(name, module))
+    home = importlib.import_module(module)
     classes = [
         value for value in vars(home).values()
         if inspect.isclass(value) and issubclass(value, Service) and value is not Service

@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException
 from bus.client import RequestTimeout
 from bus.message import new_id
 from bus.messages import ListenRequest, TextPiece, VolumeRequest, VolumeState
-from services.brain.bridge import Answer
+from services.brain.answers import Answer
 from services.brain.page.feed import event
 from services.brain.page.live import Live
 from services.brain.pieces import Joiner

@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bus.message import Message
 from bus.messages import VolumeState
-from services.brain.bridge import REQUIRED, BrainBridge
+from services.brain.answers import REQUIRED
 from services.brain.page.board import TurnBoard
 from services.brain.page.feed import Feed, event
 from services.brain.page.status import service_states
+
+if TYPE_CHECKING:  # the brain's start builds the API with the bridge: no cycle at run time
+    from services.brain.service import BrainBridge
 
 STATUS_EVERY = 1.0
 """Seconds between looks at the heartbeats: a service falls silent without a message."""

@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import html
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.exceptions import HTTPException
 
-from services.brain.bridge import BrainBridge
 from services.brain.page.actions import STREAM_HEADERS, add_actions
 from services.brain.page.facts import PageFacts
 from services.brain.page.guard import SIGN_IN_COOKIE, PageGuard, same
 from services.brain.page.live import Live
 from services.brain.page.status import Doctor
+
+if TYPE_CHECKING:  # the brain's start builds the API with the bridge: no cycle at run time
+    from services.brain.service import BrainBridge
 
 STATIC = {"page.js": "text/javascript", "page.css": "text/css"}
 """The files the page loads, and their types: nothing else is served from the folder."""
