@@ -63,7 +63,9 @@ class OpenWakeWordDetector:
     def hear(self, pcm: bytes) -> bool:
         """Feed 16 kHz mono PCM16 audio; True when the word was heard in it."""
         heard = False
-        for features in self._features.process_streaming(self._denoise(pcm)):
+        cleaned = self._denoise(pcm)  # whole frames only: a short block may give nothing yet
+        # pyopen-wakeword's features fail on an empty chunk (they shift by its length)
+        for features in self._features.process_streaming(cleaned) if cleaned else ():
             for score in self._model.process_streaming(features):
                 self._scores.append(score)
                 full = len(self._scores) == self._scores.maxlen

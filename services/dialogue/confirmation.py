@@ -38,7 +38,8 @@ PHRASES: dict[str, dict[str, str]] = {
                   "ja": "{what}。実行しますか？"},
     "again": {"en": "Sorry, was that a yes or a no?", "it": "Scusa, era un sì o un no?",
               "ja": "すみません、はいですか、いいえですか？"},
-    "declined": {"en": "Okay, I won't.", "it": "Va bene, non lo faccio.",
+    # Not "Okay, I won't.": four of the five shipped voices saying it woke microWakeWord.
+    "declined": {"en": "Got it, nothing done.", "it": "Va bene, non lo faccio.",
                  "ja": "わかりました、やめておきます。"},
     "gave_up": {"en": "I didn't catch a yes or a no, so I cancelled it.",
                 "it": "Non ho capito sì o no, quindi ho annullato.",

@@ -16,6 +16,7 @@ from hearing.micro_wake_word import MicroWakeWordDetector
 from hearing.open_wake_word import OpenWakeWordDetector
 from hearing.vad import FRAME
 from hearing.wake import AFTER_SEARCH, ENGINES, WakeDetector, after_word, open_wake
+from services.dialogue.confirmation import PHRASES as CONFIRMATION_PHRASES
 from settings.schema import WakeConfig
 from tests.helpers.pauses import RATE, split
 from tests.helpers.speech import spoken
@@ -32,9 +33,10 @@ SHIPPED = ["microwakeword", "openwakeword"]
 """The engines the project ships: each hears the same clips the same way."""
 
 
-def detections(detector: WakeDetector, text: str) -> list[float]:
+def detections(detector: WakeDetector, text: str, voice: str | None = None) -> list[float]:
     """Seconds (end of the frame) at which the word was heard in ``text`` and 1 s after it."""
-    pcm = b"".join(decode_file(spoken(text))) + bytes(32000)
+    said = spoken(text) if voice is None else spoken(text, "en-us", voice)
+    pcm = b"".join(decode_file(said)) + bytes(32000)
     return [
         (at + 2 * FRAME) / 32000
         for at in range(0, len(pcm), 2 * FRAME)
@@ -54,6 +56,23 @@ def test_the_word_is_heard_once(engine: str) -> None:
 @pytest.mark.parametrize("text", OTHER_SPEECH)
 def test_other_speech_is_not_the_word(text: str, engine: str) -> None:
     assert detections(open_wake(WakeConfig(engine=engine)), text) == []
+
+
+OWN_PHRASES = [text for key, texts in CONFIRMATION_PHRASES.items()
+               if "{" not in (text := texts["en"])]
+"""What the assistant itself says in English about an action (no model involved)."""
+SHIPPED_VOICES = ["jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo"]
+"""The embedded Kokoro pack's voices, the ones the assistant speaks English with."""
+
+
+@pytest.mark.parametrize("engine", SHIPPED)
+@pytest.mark.parametrize("voice", SHIPPED_VOICES)
+def test_the_assistants_own_phrases_never_wake_it(voice: str, engine: str) -> None:
+    """#28: "Okay, I won't." (a no to an action) woke microWakeWord in four of the five
+    voices, so an answer could stop itself; its phrases now keep clear of the word."""
+    woken = [text for text in OWN_PHRASES
+             if detections(open_wake(WakeConfig(engine=engine)), text, voice)]
+    assert woken == []
 
 
 @pytest.mark.parametrize("engine", SHIPPED)

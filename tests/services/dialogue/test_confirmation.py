@@ -61,7 +61,7 @@ def test_no_cancels_and_nothing_runs(module_broker: Endpoints, llm: ScriptedLLM)
     async def body(h: Harness) -> None:
         await h.voice("Put the dentist on Friday at 3.")
         declined = await h.voice("No.")
-        assert declined.spoken == ["Okay, I won't."]
+        assert declined.spoken == ["Got it, nothing done."]
         assert h.executor.calls == []
 
     run(module_broker, llm, body, tools=[ADD])

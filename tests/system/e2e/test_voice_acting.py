@@ -46,7 +46,7 @@ def test_an_event_is_added_only_after_a_spoken_yes(world: World) -> None:
 
             declined, calls = await turn("No, thank you.")
             assert calls == [], "a no runs nothing"
-            assert declined.reply.text == "Okay, I won't."
+            assert declined.reply.text == "Got it, nothing done."
             assert (set(calendar.glob("*.ics")) if calendar.exists() else set()) == before
 
             asked, calls = await turn("Add lunch with Anna tomorrow at one.")
