@@ -25,6 +25,8 @@ HWM = 100_000
 """Messages queued per peer before the broker drops: audio bursts must fit. ZeroMQ counts
 messages, not bytes, so the memory guard bounds the bytes."""
 
+SUBSCRIBE_ALL = b"\x01"
+"""An XSUB subscription to every topic (the flag byte, no prefix)."""
 RESUBSCRIBE_WINDOW = 0.5
 """Seconds the broker relays only subscriptions after dropping its subscribers: long enough
 for clients to reconnect (they retry after 100 ms) and resubscribe, so that what is
@@ -87,6 +89,12 @@ class Broker:
             xsub.close()
             xpub.close()
             raise EndpointError(f"cannot bind {self.endpoints}: {exc}") from None
+        # Every publisher sends every topic to the broker, which filters for its
+        # subscribers. With publisher-side filtering (XSUB relaying each subscription to each
+        # publisher), a subscription that had reached the broker (what wait_connected proves)
+        # could still be on its way to the process that answers: about one first
+        # ToolCatalogRequest in ten, sent at the tools service's "ready", lost its reply.
+        xsub.send(SUBSCRIBE_ALL)
         control = self._ctx.socket(zmq.PAIR)
         control.bind(self._control_addr)
         self._control = self._ctx.socket(zmq.PAIR)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import zmq
+
 from bus.client import Bus
 from bus.messages import ToolRequest, ToolResult
 from tests.conftest import ConfigFolder
@@ -59,3 +61,21 @@ def test_a_repeated_request_keeps_its_id_so_its_answer_still_matches(
         assert result.reply_to == call.id and result.content == "noon"
 
     with_buses(config_folder.endpoints, ["caller", "tools"], body)
+
+
+def test_every_publisher_is_asked_for_every_topic_so_a_subscription_at_the_broker_is_enough(
+    broker: Process, config_folder: ConfigFolder
+) -> None:
+    """A publisher hears from the broker one subscription to everything: the broker filters,
+    so a subscription that reached it (``wait_connected``) holds for every sender at once.
+    Before, each publisher filtered by the subscriptions relayed to it, and a reply could be
+    dropped by an answerer that had not received its caller's new subscription yet."""
+    ctx = zmq.Context.instance()
+    publisher = ctx.socket(zmq.XPUB)  # a publisher that shows what it is asked for
+    publisher.setsockopt(zmq.LINGER, 0)
+    try:
+        publisher.connect(config_folder.endpoints.pub)
+        assert publisher.poll(10_000), "the broker asked for nothing"
+        assert publisher.recv() == b"\x01"
+    finally:
+        publisher.close()

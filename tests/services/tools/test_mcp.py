@@ -52,13 +52,9 @@ async def catalog_until(bus: Bus, proc: Process, want: Callable[[set[str]], bool
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            catalog = await request(bus, ToolCatalogRequest(), ToolCatalog, 5)
+            catalog = await request(bus, ToolCatalogRequest(), ToolCatalog, 30)
         except RequestTimeout:
-            # Asked again, as the dialogue would be answered by the next catalog the service
-            # publishes anyway: about one first request in ten, sent the moment the service
-            # said ready, got no answer here (with MCP servers or without; not understood
-            # yet, and never a second one).
-            continue
+            raise AssertionError(f"no catalog:\n{proc.output()}") from None
         names = {spec.name for spec in catalog.tools}
         if want(names):
             return {spec.name: spec for spec in catalog.tools}
