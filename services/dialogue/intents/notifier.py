@@ -10,6 +10,7 @@ systemd system service) the reminder is still spoken; that is logged once.
 from __future__ import annotations
 
 import asyncio
+import html
 import logging
 
 from jeepney import DBusAddress, MessageType, new_method_call
@@ -50,8 +51,11 @@ class Notifier:
             return None
 
     async def _notify(self, summary: str, body: str) -> int:
+        # The body may hold markup where the server shows it (links, images): a reminder's
+        # words come from a tool, perhaps from a hostile calendar invite, so they are text.
         call = new_method_call(SERVICE, "Notify", "susssasa{sv}i", (
-            APP, 0, "appointment-soon", summary, body, [], {"urgency": ("y", 1)},
+            APP, 0, "appointment-soon", summary, html.escape(body, quote=False), [],
+            {"urgency": ("y", 1)},
             EXPIRE_NEVER,
         ))
         async with open_dbus_router(self.bus) as router:

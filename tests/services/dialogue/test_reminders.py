@@ -131,3 +131,24 @@ def test_without_a_notification_server_the_reminder_is_still_said(
         run(module_broker, llm, body, state=tmp_path)
     warned = [r.getMessage() for r in caplog.records if r.name == notifier.__name__]
     assert len(warned) == 1 and "it is spoken only" in warned[0], warned
+
+
+def test_a_reminders_words_are_shown_as_text_never_as_markup(
+    module_broker: Endpoints, llm: ScriptedLLM, tmp_path: Path, shown: Path
+) -> None:
+    """Notification servers show links and images in a body's markup; the words may come
+    from a hostile calendar invite through a tool."""
+    words = 'read <a href="https://example.com/x">this</a> & <img src="/etc/x">'
+
+    async def body(h: Harness) -> None:
+        h.audio_output_alive()
+        assert (await remind(h, time.time() + 0.5, words)).reminder
+        await h.next(SpeakRequest, lambda s: s.kind == "announce")
+        await until(lambda: notifications(shown) != [], "the notification shown")
+        (shown_one,) = notifications(shown)
+        assert shown_one["body"] == (
+            'read &lt;a href="https://example.com/x"&gt;this&lt;/a&gt; &amp; '
+            '&lt;img src="/etc/x"&gt;'
+        )
+
+    run(module_broker, llm, body, state=tmp_path)
