@@ -152,7 +152,7 @@ class EchoCanceller:
             out += cleaned
             heard = np.frombuffer(mic, dtype="<i2").astype(np.float32)
             if self.echo_delay.hear(heard, index + FRAME, self.reference):
-                self.trust.restart()
+                self.trust.distrust()
             if not self.converged:
                 self._trusted_from = None
             elif self._trusted_from is None:

@@ -20,9 +20,12 @@ LAGS = (-0.5, 4.0)
 either way, and through PulseAudio's ALSA plugin the speaker hands audio over seconds
 before the sound server plays it (0.7-3 s measured on the tests' virtual card), out of
 PortAudio's sight."""
-MONITOR_LAGS = (-0.1, 1.5)
+MONITOR_LAGS = (-0.1, 4.0)
 """Seconds searched for the monitor's: the output's buffer after the monitor (tens of ms
-to a few hundred), the air, the mic's buffer."""
+to a few hundred), the air, the mic's buffer; and as far as the speaker's, for a path that
+grew (on the tests' card, under load, the sound server's loopback grew from 80 ms to
+about 1.5 s mid-answer: searched only to 1.5 s, the echo was lost for 20 s while the
+canceller, taking nothing off, was still trusted)."""
 DECIMATE = 4
 """The delay is searched at 4 kHz (a quarter of the cost); the adaptive filter takes up
 the quarter millisecond left."""
@@ -31,6 +34,10 @@ WINDOW = 2 * RATE
 """Samples of mic and reference correlated per estimate."""
 CLEAR_PEAK = 6.0
 """A peak is a delay only this many times above the correlation's RMS."""
+MISSES = 2
+"""Estimates in a row that find no echo, the assistant and the mic both loud, after which
+the echo is taken as lost (moved out of reach, or the streams slipped): one may be the
+user talking over it."""
 
 
 class EchoDelay:
@@ -51,6 +58,8 @@ class EchoDelay:
         self._heard = np.zeros(WINDOW, dtype=np.float32)
         self._heard_end = 0
         self._since_estimate = 0
+        self._misses = 0
+        """Estimates in a row without a clear peak, the assistant and the mic loud."""
 
     def lose_alignment(self) -> None:
         """The echo is elsewhere (a stream's time moved, or the mic was cancelled against
@@ -75,7 +84,13 @@ class EchoDelay:
             return False  # the assistant was silent (or the mic is): nothing to align
         lag = best_lag(decimate(self._heard), decimate(played), (hi - lo) // DECIMATE)
         if lag is None:
+            self._misses += 1
+            if self._misses == MISSES and self.aligned:
+                log.info("echo not found near %.0f ms: not trusted until found again",
+                         1000 * self.samples / RATE)
+                self.lose_alignment()
             return False
+        self._misses = 0
         delay = hi - lag * DECIMATE
         self.estimates += 1
         close = 0.005 * RATE

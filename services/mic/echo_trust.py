@@ -46,12 +46,9 @@ class EchoTrust:
             self._left_power < QUIET or self._echo_power > REDUCTION * self._left_power
         )
 
-    def restart(self) -> None:
-        """The delay moved: the filter adapts anew."""
-        self.adapted, self.converged = 0, False
-
     def distrust(self) -> None:
-        """The filter may have adapted to something else than the echo: it must converge
-        anew, on fresh powers."""
-        self.restart()
+        """The delay moved, or the filter may have adapted to something else than the echo:
+        it must converge anew, on fresh powers (powers kept from before a move held the
+        reduction near 0 dB for 2 s more: trusted again 3.5 s after the move, not 1.5 s)."""
+        self.adapted, self.converged = 0, False
         self._echo_power = self._left_power = 0.0

@@ -191,3 +191,33 @@ def test_when_the_monitors_time_moves_the_echo_stays_cancelled_and_trust_is_earn
     # Trusted again only after a second of echo adapted on since the move, not at once.
     assert not any(trusted[: (RATE - BLOCK) // BLOCK]), trusted
     assert trusted[-1], trusted
+
+
+@pytest.mark.parametrize("grown_to", [0.38, 2.08], ids=["near", "seconds away"])
+def test_an_echo_path_that_grows_mid_answer_is_distrusted_then_found_again(
+    grown_to: float,
+) -> None:
+    """The sound server's buffer between the output and the mic grows at once, mid-answer
+    (seen on the tests' card under load: 80 ms to about 1.5 s). Before, an echo moved out
+    of the lags searched was never found and the canceller, taking nothing off it, stayed
+    trusted: the user's question over the answer was then "taken off like the echo".
+    Now it is distrusted within a second and a half, and trusted again, at the new
+    delay, within seconds."""
+    played = voice_like(20.0)
+    grows = 8 * RATE // BLOCK * BLOCK
+    heard = echo_of(played, 0.08)
+    heard[grows:] = echo_of(played, grown_to)[grows:]
+    canceller = EchoCanceller(monitor=True)
+    run(canceller, played[:grows], heard[:grows], mic_first=False)
+    assert canceller.converged
+    start, trusted = 1000.0, []
+    for at in range(grows, len(played) - BLOCK + 1, BLOCK):
+        end = start + (at + BLOCK) / RATE
+        canceller.monitored(played[at : at + BLOCK].astype("<i2").tobytes(), end)
+        canceller.clean(heard[at : at + BLOCK].astype("<i2").tobytes(), end)
+        trusted.append((at - grows) / RATE if canceller.converged else None)
+    distrusted = trusted.index(None) * BLOCK / RATE
+    assert distrusted < 1.5, trusted
+    assert abs(canceller.delay - grown_to * RATE) < 0.01 * RATE
+    assert all(t is not None for t in trusted[-round(4 * RATE / BLOCK) :]), trusted
+    assert canceller.reduction > 12
