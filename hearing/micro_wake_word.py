@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hearing.denoise import Denoiser
-from hearing.wake import AFTER_SEARCH, RATE, REFRACTORY, WakeWordMissing
+from hearing.wake import AFTER_SEARCH, RATE, Refractory, WakeWordMissing
 from settings.schema import WakeConfig
 
 PACKAGE = "pymicro-wakeword>=2.5"
@@ -51,10 +51,8 @@ class MicroWakeWordDetector:
         self.word: str = self._model.wake_word
         """The phrase, as the model names it ("Okay Nabu")."""
         self.model: str = self._model.id
-        self.position = 0
-        """Samples heard since the start (or the last :meth:`reset`)."""
         self.after_search = AFTER_SEARCH
-        self._quiet_until = 0
+        self._heard = Refractory()
 
     def hear(self, pcm: bytes) -> bool:
         """Feed 16 kHz mono PCM16 audio; True when the word was heard in it."""
@@ -63,15 +61,16 @@ class MicroWakeWordDetector:
             probability = self._model.process_streaming_prob(features)
             if probability is not None and probability > self._model.probability_cutoff:
                 heard = True
-        self.position += len(pcm) // 2
-        if not heard or self.position < self._quiet_until:
-            return False
-        self._quiet_until = self.position + round(REFRACTORY * RATE)
-        return True
+        return self._heard.count(len(pcm) // 2, heard)
+
+    @property
+    def position(self) -> int:
+        """Samples heard since the start (or the last :meth:`reset`)."""
+        return self._heard.position
 
     def reset(self) -> None:
         """Forget the audio heard so far (the stream was reopened, or it was not heard)."""
         self._model.reset()
         self._features.reset()
         self._denoise.reset()
-        self.position = self._quiet_until = 0
+        self._heard.reset()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hearing.denoise import Denoiser
-from hearing.wake import RATE, REFRACTORY, WakeWordMissing
+from hearing.wake import RATE, Refractory, WakeWordMissing
 from settings.schema import WakeConfig
 
 PACKAGE = "pyopen-wakeword>=1.1"
@@ -55,10 +55,8 @@ class OpenWakeWordDetector:
         self.model: str = path.stem
         self.word: str = self.model.replace("_", " ").title()
         """The phrase, from the model's name ("okay_nabu": "Okay Nabu")."""
-        self.position = 0
-        """Samples heard since the start (or the last :meth:`reset`)."""
         self.after_search = AFTER_SEARCH
-        self._quiet_until = 0
+        self._heard = Refractory()
 
     def hear(self, pcm: bytes) -> bool:
         """Feed 16 kHz mono PCM16 audio; True when the word was heard in it."""
@@ -71,11 +69,12 @@ class OpenWakeWordDetector:
                 full = len(self._scores) == self._scores.maxlen
                 if full and sum(self._scores) / len(self._scores) > self.cutoff:
                     heard = True
-        self.position += len(pcm) // 2
-        if not heard or self.position < self._quiet_until:
-            return False
-        self._quiet_until = self.position + round(REFRACTORY * RATE)
-        return True
+        return self._heard.count(len(pcm) // 2, heard)
+
+    @property
+    def position(self) -> int:
+        """Samples heard since the start (or the last :meth:`reset`)."""
+        return self._heard.position
 
     def reset(self) -> None:
         """Forget the audio heard so far (the stream was reopened, or it was not heard)."""
@@ -83,4 +82,4 @@ class OpenWakeWordDetector:
         self._features.reset()
         self._denoise.reset()
         self._scores.clear()
-        self.position = self._quiet_until = 0
+        self._heard.reset()

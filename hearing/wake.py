@@ -46,6 +46,29 @@ def after_word(recent: bytes) -> bytes:
     return recent[2 * start :]
 
 
+class Refractory:
+    """The samples an engine has heard, and the one detection per word: an engine's score
+    stays high for a few hundred ms after the word, so for :data:`REFRACTORY` seconds after
+    a detection it is not heard again. Both engines keep it the same way."""
+
+    def __init__(self) -> None:
+        self.position = 0
+        """Samples heard since the start (or the last :meth:`reset`)."""
+        self._quiet_until = 0
+
+    def count(self, samples: int, heard: bool) -> bool:
+        """``samples`` more heard, in which the engine's score passed its cutoff (``heard``):
+        whether that is a new detection."""
+        self.position += samples
+        if not heard or self.position < self._quiet_until:
+            return False
+        self._quiet_until = self.position + round(REFRACTORY * RATE)
+        return True
+
+    def reset(self) -> None:
+        self.position = self._quiet_until = 0
+
+
 class WakeWordMissing(RuntimeError):
     """The wake word engine's package is not installed; the message names the fix."""
 
