@@ -9,6 +9,8 @@ and field (a test keeps them in step).
 from bus.messages.audio import (
     BargeIn,
     ListenClosed,
+    ListenModeRequest,
+    ListenModeState,
     ListenRequest,
     SpeechEnded,
     SpeechStarted,
@@ -58,6 +60,8 @@ __all__ = [
     "Interrupted",
     "Played",
     "ListenClosed",
+    "ListenModeRequest",
+    "ListenModeState",
     "ListenRequest",
     "Probe",
     "QuestionRequest",

@@ -59,6 +59,36 @@ class ListenRequest(Message):
     TOPIC = "audio.listen"
 
 
+LISTEN_MODES = ("wake", "always", "push")
+"""The mic's listen modes (``[listen] mode``, ``docs/listening.md``)."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class ListenModeRequest(Message):
+    """Change the mic's listen mode while it runs, or ask for it; answered by
+    :class:`ListenModeState`. The change lasts until the mic restarts: ``[listen] mode`` in
+    the config is what it starts with, and nothing here writes the config."""
+
+    TOPIC = "audio.mode.command"
+    mode: str = ""
+    """``wake``, ``always`` or ``push``; empty asks for the mode without changing it."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
+class ListenModeState(Message):
+    """The mic's listen mode, in answer to a :class:`ListenModeRequest` (``reply_to``)."""
+
+    TOPIC = "audio.mode.state"
+    mode: str
+    """The mode the mic is in now: ``wake``, ``always`` or ``push``."""
+    error: str = ""
+    """Why the request was not carried out as asked: an unknown mode (the mode is then
+    unchanged), or a wake word detector that cannot load (the mode is ``wake``, and the
+    mic opens only for ``desktop-assistant listen`` until it can). Empty when it was."""
+
+
 @register
 @dataclass(frozen=True, kw_only=True)
 class WakeWordHeard(Message):

@@ -2,6 +2,8 @@
 
 This is push-to-talk in ``[listen] mode = "push"``, and the same as saying the wake
 word in ``wake`` mode; only ``always`` mode, where the mic is never closed, ignores it.
+``--mode MODE`` instead switches the running mic's mode, until it restarts (as the page's
+control does).
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import asyncio
 import sys
 
 from bus.client import RequestTimeout
-from bus.messages import Heartbeat, ListenRequest
+from bus.messages import Heartbeat, ListenModeRequest, ListenModeState, ListenRequest
+from bus.messages.audio import LISTEN_MODES
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
 from desktop_assistant.exit_codes import ExitCode
@@ -23,12 +26,38 @@ def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "listen",
         help='open the mic for one question, as the wake word does ([listen] mode push or wake)',
     )
+    parser.add_argument(
+        "--mode", choices=LISTEN_MODES,
+        help="instead, switch the running mic to this listen mode until it restarts "
+             "([listen] mode is the one it starts with)",
+    )
     parser.set_defaults(func=run)
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.mode:
+        return asyncio.run(switch_mode(args.config, args.mode))
     return asyncio.run(listen(args.config))
+
+
+async def switch_mode(config_dir: str | None, mode: str) -> int:
+    """Ask the mic to switch; print the mode it is in (and why not ``mode``, if it is not)."""
+    config = load_or_exit(config_dir)
+    async with cli_bus(config_dir) as bus:
+        patience = 2 * config.bus.heartbeat + 1
+        bus.subscribe(ListenModeState.TOPIC)  # before asking: a quick answer is not lost
+        await bus.wait_connected(timeout=patience)
+        try:
+            state = await bus.request(ListenModeRequest(mode=mode), ListenModeState, patience)
+        except RequestTimeout:
+            print("no mic service is running: start the assistant or `python -m services.mic`",
+                  file=sys.stderr)
+            return ExitCode.UNAVAILABLE
+    if state.error:
+        print(f"listen mode: {state.error}", file=sys.stderr)
+    print(state.mode)
+    return ExitCode.OK if state.mode == mode else ExitCode.FAILED
 
 
 async def listen(config_dir: str | None) -> int:

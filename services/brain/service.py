@@ -24,7 +24,6 @@ from bus.messages import (
     QuestionRequest,
     Reply,
     TextPiece,
-    VolumeState,
 )
 from bus.turns import TURN_MESSAGES
 from network.sockets import listen
@@ -44,6 +43,7 @@ from services.brain.answers import (
 )
 from services.brain.api import create_app
 from services.brain.page.facts import page_address, page_facts
+from services.brain.page.live import PAGE_FOLLOWS
 from services.brain.pieces import Pieces
 from services.brain.server import serve
 from services.names import DIALOGUE
@@ -127,7 +127,8 @@ class BrainBridge(Service):
         self.pieces.route(msg)
 
     def _observed(self, msg: Message) -> None:
-        """A message of a turn (every stage ``tap --turns`` shows), or the volume."""
+        """A message of a turn (every stage ``tap --turns`` shows), or another the page
+        follows (``PAGE_FOLLOWS``: the volume, the listen mode...)."""
         for observer in self.observers:
             try:
                 observer(msg)
@@ -253,7 +254,7 @@ class BrainBridge(Service):
             ) from None
 
     HANDLERS = {
-        **dict.fromkeys((*TURN_MESSAGES, VolumeState), _observed),
+        **dict.fromkeys((*TURN_MESSAGES, *PAGE_FOLLOWS), _observed),
         Heartbeat: _heartbeat,
         TextPiece: _piece,
         Reply: _not_ours,

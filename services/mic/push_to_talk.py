@@ -42,6 +42,15 @@ class PushToTalk:
         """Why the opened mic closed, and whether it was open for a follow-up; the listener
         reports it on the bus and clears it."""
 
+    def set_mode(self, mode: str) -> None:
+        """The listen mode changed while the mic runs (``listen_mode.py``; ``listen.mode``
+        keeps the one it started with). From ``always`` the mic is closed until the word or
+        the key; to ``always`` what an opened mic waited for no longer matters. Between
+        ``wake`` and ``push`` an open conversation goes on: only the way in differs."""
+        self.on_demand = mode != "always"
+        if not self.on_demand:
+            self.state = PushState()
+
     def is_open(self) -> bool:
         """Whether the mic is open for a question or hears one."""
         return self.state.phase in (OPEN, CAPTURING)

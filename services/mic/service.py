@@ -19,6 +19,7 @@ from bus.messages import (
     Error,
     Heartbeat,
     Interrupted,
+    ListenModeRequest,
     ListenRequest,
     Played,
     Reply,
@@ -34,6 +35,7 @@ from services.mic.barge_in import BargeIns
 from services.mic.card import capture
 from services.mic.gate import Gate
 from services.mic.hearing import Hearing
+from services.mic.listen_mode import ListenModes
 from services.mic.monitor import MONITOR, report_monitor
 from services.mic.outage import card_reporter
 from services.mic.sources import Block, replay
@@ -53,6 +55,8 @@ class Listener(Service):
         word = "" if backends.wake is None else backends.wake.word
         self.barge_ins = BargeIns(bus, self.gate, backends.echo, word)
         self.hearing = Hearing(bus, self.gate, self.barge_ins, vad, backends)
+        self.modes = ListenModes(bus, listen.mode, backends.wake_loader, self.gate,
+                                 self.hearing, self.barge_ins)
 
     async def hear_all(
         self, blocks: AsyncIterator[Block], monitor: AsyncIterator[Block] | None = None
@@ -98,6 +102,9 @@ class Listener(Service):
     def _listen(self, msg: ListenRequest) -> None:
         self.gate.on_listen(msg.ts)
 
+    def _mode(self, msg: ListenModeRequest) -> None:
+        self.modes.request(msg)
+
     def _reply(self, msg: Reply) -> None:
         if msg.session == VOICE_SESSION:
             self.gate.on_reply(
@@ -117,6 +124,7 @@ class Listener(Service):
         Interrupted: _interrupted,
         Played: _played,
         ListenRequest: _listen,
+        ListenModeRequest: _mode,
         Reply: _reply,
         Error: _lost,
         Heartbeat: _heartbeat,

@@ -38,6 +38,12 @@ class WakeWord:
         """The latest ``detector.after_search`` of audio: a question said in the same breath
         as the word has started in it before the word is detected."""
 
+    def reset(self) -> None:
+        """Forget what was heard: the detector heard nothing while the mode was not wake,
+        and audio from before must not join the next block's."""
+        self.detector.reset()
+        self.recent.clear()
+
     def hear(self, block: Block) -> Block:
         """Hear ``block``; returns what of it the turns hear: after a detection, the audio
         since the end of the word (from before this block, too)."""

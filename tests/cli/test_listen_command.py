@@ -1,4 +1,5 @@
-"""``desktop-assistant listen``: publishes a ListenRequest, and says when nobody can hear it."""
+"""``desktop-assistant listen``: publishes a ListenRequest, and says when nobody can hear it;
+``--mode`` switches the mic's listen mode."""
 
 from __future__ import annotations
 
@@ -10,16 +11,16 @@ from pathlib import Path
 import pytest
 
 from bus.client import Bus
-from bus.messages import Heartbeat, ListenRequest
+from bus.messages import Heartbeat, ListenModeRequest, ListenModeState, ListenRequest
 from services.names import MIC
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
 from tests.helpers.processes import ROOT, Process, python_env
 
 
-def listen(config_folder: ConfigFolder) -> subprocess.CompletedProcess[str]:
+def listen(config_folder: ConfigFolder, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "desktop_assistant", "listen", *config_folder.args()],
+        [sys.executable, "-m", "desktop_assistant", "listen", *args, *config_folder.args()],
         cwd=ROOT, env=python_env(), capture_output=True, text=True, timeout=30,
     )
 
@@ -74,3 +75,40 @@ def test_what_it_says_to_a_mic_in_each_mode(
     result = with_buses(config_folder.endpoints, ["test"], body)
     assert result.returncode == code, result.stderr
     assert said in result.stderr if said else result.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("answer", "code", "said"),
+    [
+        ("", 0, ""),
+        ("the wake word detector cannot load (no package)", 0, "listen mode: the wake word"),
+    ],
+)
+def test_mode_switches_the_mic_and_prints_its_answer(
+    broker: Process, config_folder: ConfigFolder, answer: str, code: int, said: str
+) -> None:
+    """A stand-in mic answers the request as the mic service does."""
+
+    async def body(bus: Bus) -> tuple[ListenModeRequest, subprocess.CompletedProcess[str]]:
+        bus.subscribe(ListenModeRequest.TOPIC)
+        await bus.wait_path(bus)
+        command = asyncio.ensure_future(asyncio.to_thread(listen, config_folder, "--mode",
+                                                          "wake"))
+        request = await bus.recv(timeout=20)
+        assert isinstance(request, ListenModeRequest)
+        bus.publish(ListenModeState(mode="wake", error=answer, reply_to=request.id))
+        return request, await command
+
+    request, result = with_buses(config_folder.endpoints, ["test"], body)
+    assert request.mode == "wake"
+    assert (result.returncode, result.stdout) == (code, "wake\n"), result.stderr
+    assert said in result.stderr if said else result.stderr == ""
+
+
+def test_mode_without_a_mic_or_with_a_bad_mode_says_so(
+    broker: Process, config_folder: ConfigFolder
+) -> None:
+    result = listen(config_folder, "--mode", "push")
+    assert result.returncode == 3 and "no mic service is running" in result.stderr
+    result = listen(config_folder, "--mode", "loud")
+    assert result.returncode == 2 and "invalid choice: 'loud'" in result.stderr

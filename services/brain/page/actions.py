@@ -1,4 +1,5 @@
-"""What the page changes: a typed question (its answer streamed), the volume, the mic.
+"""What the page changes: a typed question (its answer streamed), the volume (the mic's
+controls are in :mod:`.controls`).
 
 Each is a POST behind :meth:`PageGuard.check` (the CSRF token); the body is JSON that
 pydantic checks strictly, so bad input is a 422 that names the field.
@@ -17,13 +18,13 @@ from starlette.exceptions import HTTPException
 
 from bus.client import RequestTimeout
 from bus.message import new_id
-from bus.messages import ListenRequest, TextPiece, VolumeRequest, VolumeState
+from bus.messages import TextPiece, VolumeRequest, VolumeState
 from services.brain.answers import Answer
 from services.brain.page.feed import event
 from services.brain.page.live import Live
 from services.brain.pieces import Joiner
 from services.brain.refusals import answered
-from services.names import MIC, SPEAKER
+from services.names import SPEAKER
 
 SESSION = "page"
 """The page's conversation: one history for every tab, kept apart from other clients'."""
@@ -77,13 +78,6 @@ def add_actions(app: FastAPI, live: Live, guarded: Callable[..., None]) -> None:
             raise HTTPException(503, f"the speaker ({SPEAKER}) did not answer") from None
         live.saw(state)  # taken by our waiter: the other tabs learn it here
         return {"volume": state.volume}
-
-    @app.post("/page/listen", dependencies=checked, include_in_schema=False)
-    async def listen() -> dict[str, Any]:
-        if not bridge.liveness.alive(MIC):
-            raise HTTPException(503, "no mic service is running")
-        bridge.bus.publish(ListenRequest())
-        return {"listening": live.listen_mode != "always", "mode": live.listen_mode}
 
 
 async def _answer(

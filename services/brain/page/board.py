@@ -17,6 +17,7 @@ from bus.messages import QuestionRequest, Reply, SpeakRequest, Transcript
 from bus.tap import format_line
 from bus.trace import as_dict, turn_of
 from bus.turns import Timeline
+from services.names import LOCAL_SESSION
 
 KEEP = 50
 """Turns remembered: enough to scroll back through, little enough to send on every load."""
@@ -72,6 +73,14 @@ class TurnBoard:
 
     def recent(self) -> list[dict[str, Any]]:
         return [view(turn) for turn in self.turns.values()]
+
+    def session_of(self, key: str) -> str | None:
+        """A recent turn's session: its question's, or the voice session for a spoken one
+        (its ``Reply``, which names the session, comes last)."""
+        turn = self.turns.get(key)
+        if turn is None:
+            return None
+        return turn.session or (LOCAL_SESSION if turn.voice else None)
 
     def messages(self, key: str) -> list[dict[str, Any]] | None:
         """The turn's messages as the tap prints them, with their time from its origin."""

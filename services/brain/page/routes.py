@@ -17,6 +17,7 @@ from fastapi.responses import PlainTextResponse, RedirectResponse, Response, Str
 from starlette.exceptions import HTTPException
 
 from services.brain.page.actions import STREAM_HEADERS, add_actions
+from services.brain.page.controls import add_controls
 from services.brain.page.facts import PageFacts
 from services.brain.page.guard import SIGN_IN_COOKIE, PageGuard, same
 from services.brain.page.live import Live
@@ -81,7 +82,7 @@ def add_page_routes(app: FastAPI, bridge: BrainBridge, token: str, facts: PageFa
     async def status() -> dict[str, Any]:
         return {
             "services": live.services(), "llm": facts.llm, "stt": facts.stt,
-            "listen_mode": facts.listen_mode, "doctor": doctor.last,
+            "listen_mode": live.listen_mode, "doctor": doctor.last,
         }
 
     @app.post("/page/doctor", dependencies=checked, include_in_schema=False)
@@ -93,4 +94,5 @@ def add_page_routes(app: FastAPI, bridge: BrainBridge, token: str, facts: PageFa
         return {"folder": facts.config_dir, "settings": facts.settings, "sources": facts.sources}
 
     add_actions(app, live, guard.check)
+    add_controls(app, live, guard.check)
     app.state.end_streams = live.feed.end_all  # called by server.serve as the brain stops

@@ -3,7 +3,6 @@
 "use strict";
 
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
-const PAGE_SESSION = "brain:page";  // the brain's session prefix and the page's session
 const $ = (id) => document.getElementById(id);
 const turns = new Map();  // turn id -> the latest view of it (the tap's fold, and more)
 const typed = new Map();  // turn id -> the chat entry of a question asked here, while it streams
@@ -167,33 +166,58 @@ async function showMessages(id) {
 
 // --- Confirmations --------------------------------------------------------------------
 
-function renderConfirmations() {
-  const latest = new Map();  // session -> its latest turn
-  for (const turn of turns.values()) if (turn.session) latest.set(turn.session, turn);
-  const waiting = [...latest.values()].filter((t) => t.answered && t.confirmation);
+// The questions that wait for a yes, as the brain follows them (it drops one once it is
+// answered or lapses): [{session, turn, question, answered_by}].
+let waiting = [];
+
+function renderConfirmations(list) {
+  waiting = list;
   // A live region: re-rendered only when what waits changed, so it is announced once.
-  const key = JSON.stringify(waiting.map((t) => [t.turn, t.confirmation]));
+  const key = JSON.stringify(list.map((q) => [q.turn, q.question]));
   if (key === renderConfirmations.shown) return;
   renderConfirmations.shown = key;
-  const items = waiting.map((turn) => {
-    const item = el("li", {}, el("span", {}, turn.confirmation + " "));
-    if (turn.session === PAGE_SESSION) {
+  const items = list.map((q) => {
+    const item = el("li", { "data-turn": q.turn, "data-session": q.session },
+      el("span", {}, q.question + " "));
+    if (q.answered_by) {
       for (const word of ["Yes", "No"]) {
         const button = el("button", { type: "button", class: "confirm" }, word);
-        button.addEventListener("click", () => ask(word));
+        button.addEventListener("click", () => answerQuestion(q, word, item));
         item.append(button, " ");
       }
+      if (q.answered_by === "voice") item.append(el("em", {}, "(asked by voice)"));
     } else {
-      item.append(el("em", {}, `(session ${turn.session}: answer it there)`));
+      item.append(el("em", {}, `(session ${q.session}: answer it there)`));
     }
     return item;
   });
   $("confirmations").replaceChildren(...(items.length ? items : [el("li", { class: "hint" }, "Nothing waits.")]));
 }
 
+async function answerQuestion(q, word, item) {
+  for (const button of item.querySelectorAll("button")) button.disabled = true;  // one answer
+  if (q.answered_by === "page") {  // the page's own conversation: its next typed turn
+    ask(word);
+    return;
+  }
+  try {  // the voice session's: the brain sends it as that session's next turn
+    await post("/page/confirm", { answer: word.toLowerCase(), turn: q.turn });
+  } catch (error) {
+    notice(`${word}: ${error.message}`);
+    renderConfirmations.shown = null;  // the buttons back, if it still waits
+    renderConfirmations(waiting);
+  }
+}
+
 // --- Status ---------------------------------------------------------------------------
 
+let micUp = null;
+
 function renderServices(services) {
+  // A mic that (re)started has the config's mode again: ask it which is on.
+  const up = Boolean(services.mic && ["ready", "degraded"].includes(services.mic.state));
+  if (up && micUp === false) loadListenMode();
+  micUp = up;
   $("services").replaceChildren(...Object.entries(services).map(([name, s]) =>
     el("li", { class: `state-${s.state}`, "data-service": name },
       el("strong", {}, name), ` ${s.state}`, s.detail ? ` (${s.detail})` : "")));
@@ -234,6 +258,34 @@ async function volume(body) {
 $("volume").addEventListener("change", () => volume({ action: "set", value: Number($("volume").value) }));
 $("volume-up").addEventListener("click", () => volume({ action: "up" }));
 $("volume-down").addEventListener("click", () => volume({ action: "down" }));
+
+let listenMode = "";
+
+function showListenMode(mode, error) {
+  listenMode = mode;
+  $("listen-mode").textContent = mode;
+  for (const radio of document.querySelectorAll('input[name="listen-mode"]')) radio.checked = radio.value === mode;
+  if (error !== undefined) $("listen-mode-state").textContent = error ? `listen mode: ${error}` : "";
+}
+
+async function loadListenMode() {
+  try {
+    const data = await getJSON("/page/listen-mode");
+    showListenMode(data.mode, data.mic ? data.error : "the mic is not running: the mode it starts with");
+  } catch (error) { $("listen-mode-state").textContent = `listen mode: ${error.message}`; }
+}
+
+for (const radio of document.querySelectorAll('input[name="listen-mode"]')) {
+  radio.addEventListener("change", async () => {
+    if (!radio.checked) return;
+    try {
+      const data = await (await post("/page/listen-mode", { mode: radio.value })).json();
+      showListenMode(data.mode, data.error);
+    } catch (error) {
+      showListenMode(listenMode, `${error.message}`);  // unchanged: the radios say so again
+    }
+  });
+}
 
 $("listen").addEventListener("click", async () => {
   try {
@@ -279,13 +331,18 @@ function connect() {
     const data = JSON.parse(event.data);
     turns.clear();
     data.turns.forEach(turnSeen);
-    renderTurns(); renderConfirmations(); renderServices(data.services);
+    renderTurns(); renderConfirmations(data.confirmations); renderServices(data.services);
     showVolume(data.volume);
-    $("listen-mode").textContent = data.listen_mode;
+    showListenMode(data.listen_mode);
   });
   source.addEventListener("turn", (event) => {
     turnSeen(JSON.parse(event.data));
-    renderTurns(); renderConfirmations();
+    renderTurns();
+  });
+  source.addEventListener("confirmations", (event) => renderConfirmations(JSON.parse(event.data).confirmations));
+  source.addEventListener("listen_mode", (event) => {
+    const data = JSON.parse(event.data);
+    showListenMode(data.mode, data.error);
   });
   source.addEventListener("volume", (event) => showVolume(JSON.parse(event.data).volume));
   source.addEventListener("services", (event) => renderServices(JSON.parse(event.data).services));
@@ -297,8 +354,9 @@ async function start() {
     const status = await getJSON("/page/status");
     $("llm").textContent = status.llm;
     $("stt").textContent = status.stt;
-    $("listen-mode").textContent = status.listen_mode;
+    showListenMode(status.listen_mode);
   } catch (error) { notice(error.message); }
+  loadListenMode();
   loadSettings().catch((error) => notice(error.message));
   volume({ action: "get" });
   runDoctor();

@@ -16,7 +16,8 @@ from tests.services.brain.test_trust import raw_request
 
 ROUTES = [("GET", "/page/status"), ("GET", "/page/settings"), ("GET", "/page/events"),
           ("GET", "/page/turns/x"), ("POST", "/page/volume"), ("POST", "/page/ask"),
-          ("POST", "/page/listen"), ("POST", "/page/doctor")]
+          ("POST", "/page/listen"), ("POST", "/page/doctor"), ("GET", "/page/listen-mode"),
+          ("POST", "/page/listen-mode"), ("POST", "/page/confirm")]
 
 
 def request(stack: Stack, method: str, path: str, **kwargs: object) -> httpx.Response:
@@ -67,10 +68,15 @@ def test_bad_input_is_a_clear_error_and_the_brain_goes_on(stack: PageStack) -> N
         ("/page/ask", {"text": 5}, "text"),
         ("/page/volume", {"action": "loud"}, "action"),
         ("/page/volume", {"action": "set", "value": 9}, "value"),
+        ("/page/listen-mode", {"mode": "loud"}, "mode"),
+        ("/page/confirm", {"answer": "maybe", "turn": "t"}, "answer"),
+        ("/page/confirm", {"answer": "yes", "turn": ""}, "turn"),
     ):
         refused = request(stack, "POST", path, json=body, headers=headers)
         assert refused.status_code == 422, refused.text
         assert refused.json()["fields"][0]["field"] == field
+    loud = request(stack, "POST", "/page/listen-mode", json={"mode": "loud"}, headers=headers)
+    assert "'wake', 'always' or 'push'" in loud.json()["error"]  # the modes there are
     unset = request(stack, "POST", "/page/volume", json={"action": "set"}, headers=headers)
     assert unset.status_code == 422 and "needs a value" in unset.json()["error"]
     broken = request(stack, "POST", "/page/ask", content=b"{", headers={
@@ -113,3 +119,17 @@ def test_off_loopback_the_page_wants_the_token_once() -> None:
         assert refused.status_code == 401  # the CSRF token alone is not the brain's token
     finally:
         stack.stop()
+
+
+def test_without_a_mic_or_a_question_the_controls_say_so(stack: PageStack) -> None:
+    headers = {"X-CSRF-Token": stack.csrf()}
+    for path, body in (("/page/listen-mode", {"mode": "push"}), ("/page/listen", {})):
+        refused = request(stack, "POST", path, json=body, headers=headers)
+        assert refused.status_code == 503
+        assert refused.json() == {"error": "no mic service is running"}
+    shown = request(stack, "GET", "/page/listen-mode", headers=headers).json()
+    assert shown == {"mode": "always", "error": "", "mic": False}  # the config's, for now
+    late = request(stack, "POST", "/page/confirm", json={"answer": "yes", "turn": "t1"},
+                   headers=headers)
+    assert late.status_code == 409  # nothing waits: no "yes" goes out as a new question
+    assert "no question of the voice session waits" in late.json()["error"]
