@@ -170,6 +170,12 @@ class ListenConfig(Table):
     reply_timeout: float = Field(90.0, gt=0)
     """Wake word and push-to-talk: seconds to wait for the answer before the conversation
     ends."""
+    barge_in: Literal["auto", "word", "speech"] = "auto"
+    """What interrupts an answer: ``word``, the wake word only; ``speech``, any speech the
+    echo canceller lets through (a television or a second person in the room too).
+    ``auto``: ``speech`` when ``[audio] echo_cancel = true`` was set, else ``word`` (the canceller
+    that ``auto`` turns on is there to hear the word over the answer, not to let the
+    room cut it off)."""
 
 
 class WakeConfig(Table):
@@ -249,10 +255,15 @@ class AudioConfig(Table):
     sooner, but a buffer the speaker cannot refill in time (both cores busy, the sound
     server's ALSA plugin) underruns, and through PulseAudio each underrun stalls playback;
     0.05 played without underruns only while the 2-core machine had nothing else to do."""
-    echo_cancel: bool = False
-    """Remove the assistant's own voice from what the mic hears (speexdsp's canceller, fed
-    with what was played: ``echo_reference``): then plain speech, not only the wake word,
-    interrupts an answer. Needs the mic and the speaker on one machine."""
+    echo_cancel: bool | Literal["auto"] = "auto"
+    """Remove the assistant's own voice (and whatever else the desktop plays) from what the
+    mic hears (speexdsp's canceller, fed with what was played: ``echo_reference``), so it
+    neither wakes the word nor drowns the user's. ``auto``: on where the sound server
+    (PulseAudio, PipeWire) records the monitor of the output the assistant plays on and
+    the mic is a microphone, off otherwise, with the reason in the mic's log and in
+    ``doctor`` (``services/mic/echo_choice.py``). ``true``: on, and plain speech
+    interrupts an answer too (``[listen] barge_in``). Needs the mic and the speaker on one
+    machine."""
     echo_reference: Literal["monitor", "bus"] = "monitor"
     """What the canceller removes: ``monitor``, what the sound server (PulseAudio or
     PipeWire) plays on the default output, recorded from its monitor source by the mic

@@ -1,6 +1,7 @@
 """The echo canceller's checks: with ``[audio] echo_cancel`` on, speexdsp loads and removes a
 synthetic echo; with the monitor as the reference, the sound server has the monitor of the
-output the speaker plays on."""
+output the speaker plays on. With ``auto``, whether the mic turns it on, and why not
+(a warning where the monitor is missing)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,18 @@ BUS = 'or set [audio] echo_reference = "bus"'
 
 
 def check_echo(config: Config) -> list[Check]:
-    if not config.audio.echo_cancel:
+    if config.audio.echo_cancel is False:
         return []
+    if config.audio.echo_cancel is not True:
+        from services.mic.echo_choice import choose_echo
+
+        choice = choose_echo(config.audio, config.card)  # what the mic decides at its start
+        state = f"{'on' if choice.on else 'off'} ({choice.reason})"
+        checks = [Check("echo cancellation", True, state,
+                        "run PulseAudio or PipeWire with pipewire-pulse, and libasound2-plugins "
+                        "(./bootstrap installs it)" if choice.problem else "",
+                        warning=choice.problem)]
+        return [*checks, check_canceller()] if choice.on else checks
     checks = [check_canceller()]
     if config.audio.echo_reference == "monitor":
         checks.append(check_monitor(config.audio.output))

@@ -14,6 +14,7 @@ from hearing.wake import WakeDetector, WakeWordMissing, open_wake
 from services.heap import give_back_freed_memory
 from services.mic.earcon import Earcon
 from services.mic.echo import EchoCanceller
+from services.mic.echo_choice import choose_echo, report, speech_barges_in
 from settings.schema import Config, WakeConfig
 
 log = logging.getLogger(__name__)
@@ -28,9 +29,11 @@ class Backends:
     """Only with a wake word, and not for replayed files."""
     turn_model: TurnModel | None = None
     echo: EchoCanceller | None = None
-    """Only with ``[audio] echo_cancel``."""
+    """Only with ``[audio] echo_cancel`` (``auto``: where it can work, ``echo_choice.py``)."""
     wake_loader: WakeLoader | None = None
     """Loads the detector (and its earcon) when the mode changes to wake at run time."""
+    speech_barge_in: bool = False
+    """Plain speech interrupts an answer (through the canceller: ``echo_choice.py``)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,9 @@ def load_backends(config: Config, replaying: bool) -> Backends:
         wake, earcon, _ = wake_loader.load()
     turn_model = load_turn_model(config.vad)
     monitored = config.audio.echo_reference == "monitor" and not replaying
-    echo = EchoCanceller(monitor=monitored) if config.audio.echo_cancel else None
+    choice = choose_echo(config.audio, config.card, replaying)
+    report(choice)
+    echo = EchoCanceller(monitor=monitored) if choice.on else None
     give_back_freed_memory()  # every model is loaded: what their loaders freed
-    return Backends(scorer, wake, earcon, turn_model, echo, wake_loader)
+    return Backends(scorer, wake, earcon, turn_model, echo, wake_loader,
+                    speech_barge_in=speech_barges_in(choice, config.listen))

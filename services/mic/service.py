@@ -51,9 +51,12 @@ VOICE_SESSION = "local"
 class Listener(Service):
     def __init__(self, bus: Bus, listen: ListenConfig, vad: VadConfig, backends: Backends) -> None:
         super().__init__(bus)
-        self.gate = Gate(listen, vad, echo_cancelled=backends.echo is not None)
+        # The mic hears while the assistant speaks only where plain speech may interrupt
+        # it; otherwise the canceller only cleans what the wake word detector hears.
+        speech = backends.speech_barge_in
+        self.gate = Gate(listen, vad, echo_cancelled=speech)
         word = "" if backends.wake is None else backends.wake.word
-        self.barge_ins = BargeIns(bus, self.gate, backends.echo, word)
+        self.barge_ins = BargeIns(bus, self.gate, backends.echo if speech else None, word)
         self.hearing = Hearing(bus, self.gate, self.barge_ins, vad, backends)
         self.modes = ListenModes(bus, listen.mode, backends.wake_loader, self.gate,
                                  self.hearing, self.barge_ins)

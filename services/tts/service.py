@@ -109,7 +109,7 @@ class Speaker(Service):
             self.audio.output,
             on_state=lambda state, detail: in_loop(self.bus.set_state, state, detail),
             on_played=(lambda pcm, start: in_loop(reference.add, pcm, start))
-            if self.audio.echo_cancel and self.audio.echo_reference == "bus" else None,
+            if self.audio.echo_cancel is True and self.audio.echo_reference == "bus" else None,
             latency=self.audio.output_latency,
         )
         pump = threading.Thread(

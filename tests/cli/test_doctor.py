@@ -269,7 +269,7 @@ def doctor_audio(card: SoundCard, folder: Path, config: str) -> dict[str, Check]
         "from settings import load_config\n"
         "from desktop_assistant.doctor.local import check_audio\n"
         "checks = check_audio(load_config(sys.argv[1])[0])\n"
-        "print(json.dumps([[c.name, c.ok, c.detail, c.fix] for c in checks]))\n"
+        "print(json.dumps([[c.name, c.ok, c.detail, c.fix, c.warning] for c in checks]))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(folder)], cwd=ROOT, env=python_env(card.env()),
@@ -277,7 +277,8 @@ def doctor_audio(card: SoundCard, folder: Path, config: str) -> dict[str, Check]
     )
     import json
 
-    return {name: Check(name, ok, detail, fix) for name, ok, detail, fix in json.loads(done.stdout)}
+    return {name: Check(name, ok, detail, fix, warning)
+            for name, ok, detail, fix, warning in json.loads(done.stdout)}
 
 
 def test_audio_the_card_and_output_as_the_mic_and_speaker_match_them(
@@ -301,15 +302,17 @@ def test_audio_the_card_and_output_as_the_mic_and_speaker_match_them(
     assert "outputs: " in bad["audio output"].detail
 
 
-def doctor_echo(env: dict[str, str], folder: Path, config: str) -> dict[str, Check]:
+def doctor_echo(
+    env: dict[str, str], folder: Path, config: str, cancel: str = "true"
+) -> dict[str, Check]:
     """The echo checks in a process that sees the sound server of ``env`` (or none)."""
-    (folder / "config.toml").write_text("[audio]\necho_cancel = true\n" + config)
+    (folder / "config.toml").write_text(f"[audio]\necho_cancel = {cancel}\n" + config)
     code = (
         "import json, sys\n"
         "from settings import load_config\n"
         "from desktop_assistant.doctor.echo import check_echo\n"
         "checks = check_echo(load_config(sys.argv[1])[0])\n"
-        "print(json.dumps([[c.name, c.ok, c.detail, c.fix] for c in checks]))\n"
+        "print(json.dumps([[c.name, c.ok, c.detail, c.fix, c.warning] for c in checks]))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(folder)], cwd=ROOT, env=python_env(env),
@@ -317,7 +320,8 @@ def doctor_echo(env: dict[str, str], folder: Path, config: str) -> dict[str, Che
     )
     import json
 
-    return {name: Check(name, ok, detail, fix) for name, ok, detail, fix in json.loads(done.stdout)}
+    return {name: Check(name, ok, detail, fix, warning)
+            for name, ok, detail, fix, warning in json.loads(done.stdout)}
 
 
 def test_echo_the_monitor_reference_opens_where_the_speaker_plays(
@@ -337,6 +341,20 @@ def test_echo_the_monitor_reference_opens_where_the_speaker_plays(
     # The speaker's own reference needs no sound server.
     bus = doctor_echo(no_server, tmp_path, 'echo_reference = "bus"\n')
     assert "echo reference" not in bus and bus["echo canceller"].ok
+
+
+def test_echo_auto_says_whether_the_mic_cancels_and_why(card: SoundCard, tmp_path: Path) -> None:
+    """The default: the test card's mic is its speaker's own monitor (off, by design); with
+    no sound server at all it is off too, and that is a warning with its fix."""
+    loopback = doctor_echo(card.env(), tmp_path, "", cancel='"auto"')
+    check = loopback["echo cancellation"]
+    assert check.ok and not check.warning and check.detail.startswith("off (the mic records")
+    assert "echo canceller" not in loopback
+    no_server = dict(card.env(), PULSE_SERVER=f"unix:{tmp_path / 'nothing'}")
+    missing = doctor_echo(no_server, tmp_path, "", cancel='"auto"')["echo cancellation"]
+    assert missing.ok and missing.warning and "does not open" in missing.detail
+    assert "PipeWire" in missing.fix
+    assert doctor_echo(card.env(), tmp_path, "", cancel="false") == {}
 
 
 def test_the_table_shows_the_fix_under_each_failure() -> None:

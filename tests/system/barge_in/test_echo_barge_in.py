@@ -37,8 +37,7 @@ from tests.helpers.speech import padded
 from tests.helpers.words import recall, words
 
 CONFIG = ('[listen]\nmode = "wake"\ntimeout = 4.0\nfollow_up = 3.0\n'
-          '[wake]\nearcon = false\n[audio]\nvolume = 0.5\necho_cancel = {echo}\n'
-          'echo_reference = "monitor"\n')
+          '[wake]\nearcon = false\n[audio]\nvolume = 0.5\n')
 ASK = "Okay Nabu. Tell me about the history of Rome."
 LONG = [
     "Rome was founded, as the legend says, in seven hundred and fifty three before Christ. ",
@@ -59,6 +58,9 @@ SAYS_THE_WORD = [
 ]
 
 ECHO_CANCEL = "true"
+DEFAULT = "auto"
+"""``[audio] echo_cancel`` left as it is: on here (the mic hears the room, not the
+speaker's monitor), and only the wake word interrupts (``[listen] barge_in``)."""
 WEATHER = "What is the weather like in Rome tomorrow?"
 
 
@@ -87,12 +89,13 @@ async def closed(rec: Recorder, silent: Speaking) -> None:
     await rec.until(ListenClosed, lambda m: m.ts > silent.ts, timeout=30)
 
 
-@pytest.fixture(scope="module", params=["false", ECHO_CANCEL],
-                ids=["no echo cancel", "echo cancel"])
+@pytest.fixture(scope="module", params=["false", ECHO_CANCEL, DEFAULT],
+                ids=["no echo cancel", "echo cancel", "default"])
 def room_assistant(request: pytest.FixtureRequest) -> Iterator[tuple[Assistant, RoomOnCard]]:
     """With echo cancellation the mic hears while the assistant speaks; without, only the
-    wake word detector does: neither may take the assistant's voice for the user."""
-    config = CONFIG.format(echo=request.param)
+    wake word detector does: neither may take the assistant's voice for the user. By
+    default the canceller cleans what the detector hears, and the mic hears no more."""
+    config = CONFIG + ("" if request.param == DEFAULT else f"echo_cancel = {request.param}\n")
     with Assistant(sound=True, tools=(), services=["stt", "dialogue", "tts"],
                    config=config) as assistant:
         assert assistant.card is not None
@@ -134,7 +137,8 @@ def test_a_long_answer_alone_in_the_room_never_interrupts_itself(
     asyncio.run(scenario())
 
 
-@pytest.mark.parametrize("room_assistant", ["false"], ids=["no echo cancel"], indirect=True)
+@pytest.mark.parametrize("room_assistant", ["false", DEFAULT], ids=["no echo cancel", "default"],
+                         indirect=True)
 def test_an_answer_that_says_the_wake_word_plays_to_the_end(
     room_assistant: tuple[Assistant, RoomOnCard],
 ) -> None:
@@ -208,6 +212,50 @@ def test_speech_over_a_long_answer_stops_it(
                 # dropped; the stop phrase itself never is, and nothing is said.
                 assert not [q for q in asked if "stop" in q.lower()], asked
                 assert not rec.of(Spoken, heard.turn)
+            await closed(rec, silent)
+
+    try:
+        asyncio.run(scenario())
+    except AssertionError as exc:  # what the mic heard and judged says why
+        raise AssertionError(f"{exc}\n{assistant.logs(['mic', 'stt', 'dialogue'])}") from None
+
+
+@pytest.mark.parametrize("room_assistant", [DEFAULT], ids=["default"], indirect=True)
+def test_by_default_the_word_over_the_answer_stops_it_and_plain_speech_does_not(
+    room_assistant: tuple[Assistant, RoomOnCard],
+) -> None:
+    """Default settings in a room: the mic turns the canceller on by itself (the speaker's
+    monitor records, and the mic is not that monitor), so the word said over the answer is
+    heard in what the canceller leaves; speech without the word (a television, a second
+    person) does not cut the answer off."""
+    assistant, room = room_assistant
+    assert "echo cancellation on: auto" in assistant.logs(["mic"])
+    ask, _ = padded(ASK, assistant.root)
+    plain, _ = padded("I wonder what is on television tonight.", assistant.root, before=0.1)
+    word, _ = padded("Okay Nabu.", assistant.root, before=0.1)
+    question, _ = padded(WEATHER, assistant.root, before=0.3)
+
+    async def scenario() -> None:
+        async with Recorder(assistant) as rec:
+            await asyncio.to_thread(room.play, ask)
+            turn = (await rec.until(Transcript, timeout=60)).turn
+            await rec.until(Spoken, lambda s: s.turn == turn and "empire" in s.text, timeout=90)
+            await asyncio.to_thread(room.play, plain)
+            await asyncio.to_thread(room.play, word)
+            barge_in = await rec.until(BargeIn, timeout=30)
+            # The first barge-in is the word's: the plain sentence before it made none.
+            assert (barge_in.reason, barge_in.interrupted) == ("wake", turn)
+            cut = await rec.until(Interrupted, lambda m: m.reply_to == barge_in.id, timeout=10)
+            assert cut.turn == turn and "empire" in cut.played
+            await rec.until(Speaking, lambda s: s.turn == turn and not s.speaking, timeout=10)
+            await asyncio.to_thread(room.play, question)
+            heard = await rec.until(Transcript, lambda t: t.turn == barge_in.turn, timeout=60)
+            assert about_the_weather(heard.text), heard.text
+            reply = await rec.until(Reply, lambda r: r.reply_to == heard.turn, timeout=60)
+            assert reply.text == "Sunny and warm."
+            assert not [t for t in rec.of(Transcript) if "television" in t.text.lower()]
+            silent = await rec.until(
+                Speaking, lambda s: s.turn == heard.turn and not s.speaking, timeout=60)
             await closed(rec, silent)
 
     try:
