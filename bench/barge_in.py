@@ -1,6 +1,6 @@
 """Benchmark: barge-in latency, from the interruption to the answer's audio falling silent.
 
-    python -m bench.barge_in [--runs 20] [--echo-cancel] [--json FILE]
+    python -m bench.barge_in [--runs 20] [--echo-cancel | --room-word] [--json FILE]
     python -m bench.barge_in --talk-alone MINUTES [--json FILE]
 
 The assistant runs whole (mic, STT, dialogue, speaker with Kokoro; every
@@ -41,6 +41,14 @@ The bus's own view is kept beside the sound card's: the barge-in
 message's time, and the fade's end as the speaker reports it
 (``tts.interrupted`` ``silent``), both from the same start.
 
+``--room-word [--word-gain DB] [--without-canceller]``: default settings in the simulated room (the
+canceller then turns itself on, and only the wake word interrupts:
+``[listen] barge_in``), and "Okay Nabu." said into the room, DB louder than
+its recording; timed from the word's end, as the default. Each run also
+gives the word's level over the answer's echo as the mic heard them
+(``over_answer_db``: the word with the echo under it against the echo alone
+in the second before; a word as loud as the answer reads +3 dB).
+
 ``--talk-alone MINUTES`` interrupts nothing: the assistant is set up as with
 ``--echo-cancel`` (the room, the canceller on) and asked one question after
 another, each answered with a different long paragraph that Kokoro speaks
@@ -74,6 +82,9 @@ ECHO_CONFIG = ('[listen]\nmode = "wake"\ntimeout = 4.0\nfollow_up = 3.0\n'
                '[wake]\nearcon = false\n[audio]\nvolume = 0.5\necho_cancel = true\n'
                'echo_reference = "monitor"\n')
 """As the echo barge-in test."""
+ROOM_CONFIG = ('[listen]\nmode = "wake"\ntimeout = 4.0\nfollow_up = 3.0\n'
+               '[wake]\nearcon = false\n[audio]\nvolume = 0.5\n')
+"""As the echo barge-in test's default: ``echo_cancel`` and ``barge_in`` left as shipped."""
 
 
 def summary(runs: list[Interruption]) -> dict[str, Any]:
@@ -102,6 +113,9 @@ def print_summary(result: dict[str, Any]) -> None:
           f"{result['not_asked']} had no answer to interrupt")
     print(f"  {result['start']} to silence at the card: p50 {figures['p50']:.3f} s   "
           f"p95 {figures['p95']:.3f} s   max {figures['max']:.3f} s")
+    if result.get("over_answer_db"):
+        print(f"  the word over the answer's echo, at the mic: p50 "
+              f"{result['over_answer_db']['p50']:+.1f} dB")
     for key, name in (("barge_in_message_s", "audio.barge_in on the bus"),
                       ("reported_silent_s", "fade end, as the speaker reports it")):
         print(f"  {name:<38} p50 {result[key]['p50']:.3f} s   p95 {result[key]['p95']:.3f} s")
@@ -113,6 +127,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=20, help="interruptions (default 20)")
     parser.add_argument("--echo-cancel", action="store_true",
                         help="echo cancellation on, a plain question interrupts")
+    parser.add_argument("--room-word", action="store_true",
+                        help="default settings in the room, the wake word interrupts")
+    parser.add_argument("--word-gain", type=float, default=0.0, metavar="DB",
+                        help="with --room-word: the word played this much louder")
+    parser.add_argument("--without-canceller", action="store_true",
+                        help="with --room-word: [audio] echo_cancel = false, to compare")
     parser.add_argument("--talk-alone", type=float, metavar="MINUTES",
                         help="no interruptions: count what MINUTES of the assistant's own "
                              "speech trigger, with echo cancellation on")
@@ -131,18 +151,29 @@ def main(argv: list[str] | None = None) -> None:
         result = alone_result(tally, seconds, args.talk_alone)
         print_alone(result)
     else:
-        result = interruptions(args.echo_cancel, args.runs)
+        result = interruptions(args.echo_cancel, args.runs, args.room_word, args.word_gain,
+                               args.without_canceller)
         print_summary(result)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
 
 
-def interruptions(echo: bool, runs: int) -> dict[str, Any]:
-    config = ECHO_CONFIG if echo else WAKE_CONFIG
-    interrupted = interrupt_runs(config, echo, runs, sys.stderr)
+def interruptions(echo: bool, runs: int, room_word: bool = False,
+                  gain_db: float = 0.0, without_canceller: bool = False) -> dict[str, Any]:
+    if room_word:
+        config = ROOM_CONFIG + ("echo_cancel = false\n" if without_canceller else "")
+        mode = (f"room, {'no canceller' if without_canceller else 'defaults'}, wake word "
+                f"{gain_db:+.0f} dB")
+        interrupted = interrupt_runs(config, True, runs, sys.stderr, word=True, gain_db=gain_db)
+    else:
+        config = ECHO_CONFIG if echo else WAKE_CONFIG
+        mode = "echo cancel, speech" if echo else "wake word"
+        interrupted = interrupt_runs(config, echo, runs, sys.stderr)
+    levels = [r.over_answer_db for r in interrupted if r.over_answer_db is not None]
     return {
-        "mode": "echo cancel, speech" if echo else "wake word",
-        "start": "speech start" if echo else "word end",
+        "mode": mode,
+        "start": "speech start" if echo and not room_word else "word end",
+        "over_answer_db": percentiles(levels) if levels else None,
         "config": config,
         "load_average": [round(x, 2) for x in os.getloadavg()],
         **summary(interrupted),

@@ -66,6 +66,9 @@ class Interruption:
     score: float
     """How surely the interruption was found in the recording (normalized correlation)."""
     failure: str = ""
+    over_answer_db: float | None = None
+    """In the room: the interruption's level over the answer's echo in the second before it,
+    as the mic heard them (dB of mean square)."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -89,26 +92,35 @@ class Setup:
     """The interruption as played (trimmed after its voiced end), at the recording's rate."""
     card_ear: Ear
     user_ear: Ear
-    """Where the user's voice is recorded: the card's sink, or the room's with echo cancel."""
+    """Where the user's voice is recorded: the card's sink, or the room's."""
     echo: bool
+    """In the room (the canceller's): the answer has played two sentences before a run."""
+    word: bool
+    """The interruption is the wake word (times from its end), not a question (its start)."""
 
 
-def interruption_clip(text: str, folder: Path) -> tuple[Path, np.ndarray]:
-    """The WAV to play (0.1 s of silence, then the trimmed speech) and the clip to find."""
+def interruption_clip(text: str, folder: Path, gain_db: float = 0.0) -> tuple[Path, np.ndarray]:
+    """The WAV to play (0.1 s of silence, then the trimmed speech, ``gain_db`` louder) and
+    the clip to find."""
     samples, rate = read_wav(spoken(text))
-    cut = trimmed(samples, rate)
+    cut = trimmed(samples, rate) * 10 ** (gain_db / 20)
     wav = write_wav(folder / "interruption.wav",
                     np.concatenate([np.zeros(round(0.1 * rate), np.float32), cut]), rate)
     _, end = voiced_bounds(cut)
     return wav, resample_to_ear(cut[: end + round(0.01 * rate)], rate)
 
 
-def interrupt_runs(config: str, echo: bool, runs: int, log: TextIO) -> list[Interruption]:
+def interrupt_runs(
+    config: str, echo: bool, runs: int, log: TextIO, word: bool | None = None,
+    gain_db: float = 0.0,
+) -> list[Interruption]:
     """Start the assistant (with the room, for echo cancellation), interrupt it ``runs``
-    times, stop it."""
+    times, by the wake word (``word``; by default, without the room) or a question, played
+    ``gain_db`` louder than recorded; stop it."""
     with whole_assistant(config, echo, log) as (assistant, room):
         assistant.llm.responder = answer
-        return asyncio.run(_runs(assistant, room, runs, log))
+        by_word = not echo if word is None else word
+        return asyncio.run(_runs(assistant, room, runs, log, by_word, gain_db))
 
 
 @contextlib.contextmanager
@@ -138,15 +150,16 @@ def whole_assistant(
 
 
 async def _runs(
-    assistant: Assistant, room: RoomOnCard | None, runs: int, log: TextIO
+    assistant: Assistant, room: RoomOnCard | None, runs: int, log: TextIO, word: bool,
+    gain_db: float,
 ) -> list[Interruption]:
     card = assistant.card
     assert card is not None
-    wav, clip = interruption_clip(QUESTION if room else WORD, assistant.root)
+    wav, clip = interruption_clip(WORD if word else QUESTION, assistant.root, gain_db)
     card_ear = Ear(card).start()
     user_ear = Ear(card, f"{MIC_SINK}.monitor").start() if room else card_ear
     setup = Setup(room.play if room else card.play, padded(ASK, assistant.root)[0], wav, clip,
-                  card_ear, user_ear, room is not None)
+                  card_ear, user_ear, room is not None, word)
     results = []
     try:
         async with Recorder(assistant, "bench") as rec:
@@ -175,7 +188,9 @@ async def _run(rec: Recorder, setup: Setup, delay: float) -> Interruption:
         rec.seen.clear()
         return Interruption(delay, None, None, None, 0.0, NOT_ASKED)
     await rec.drain(delay)  # the answer plays on: sound card time, not a wait for a message
-    user_mark, card_mark = setup.user_ear.position(), setup.card_ear.position()
+    # A second of the answer alone before the interruption too (its level: over_answer).
+    user_mark = max(0, setup.user_ear.position() - RATE)
+    card_mark = setup.card_ear.position()
     await asyncio.to_thread(setup.say, setup.interruption)
     barge_in = cut = None
     try:
@@ -199,18 +214,29 @@ def measure(
     heard = setup.user_ear.samples(user_mark)
     at, score = locate(heard, setup.clip)
     first, end = voiced_bounds(setup.clip)
-    point = at + (first if setup.echo else end)
+    point = at + (end if setup.word else first)
     epoch = setup.user_ear.epoch(user_mark + point)
     bus = (None if barge_in is None else round(barge_in.ts - epoch, 4),
            None if cut is None else round(cut.silent - epoch, 4))
     failure = ("no barge-in" if barge_in is None
                else "interruption not found" if score < MIN_SCORE else "")
+    over = over_answer(heard, at + first, at + end) if setup.echo else None
     if failure:
-        return Interruption(delay, None, *bus, round(score, 3), failure)
+        return Interruption(delay, None, *bus, round(score, 3), failure, over)
     card = setup.card_ear.samples(card_mark)
     start = round((epoch - setup.card_ear.epoch(0)) * RATE) - card_mark
-    # With echo cancel, up to the question's end: the answer to it may follow.
-    seconds = time_to_silence(card, start, end - first if setup.echo else None)
+    # After a question, up to its end: the answer to it may follow.
+    seconds = time_to_silence(card, start, None if setup.word else end - first)
     if seconds is None:
-        return Interruption(delay, None, *bus, round(score, 3), ALREADY_SILENT)
-    return Interruption(delay, round(seconds, 4), *bus, round(score, 3))
+        return Interruption(delay, None, *bus, round(score, 3), ALREADY_SILENT, over)
+    return Interruption(delay, round(seconds, 4), *bus, round(score, 3), "", over)
+
+
+def over_answer(heard: np.ndarray, first: int, end: int) -> float | None:
+    """dB the interruption (``heard[first:end]``, the answer's echo under it) stands over
+    the echo alone in the second before it; None without that second."""
+    before = heard[max(0, first - RATE) : first]
+    if len(before) < RATE // 2:
+        return None
+    power = float(np.mean(heard[first:end] ** 2)), float(np.mean(before**2))
+    return round(10 * float(np.log10(max(power[0], 1e-12) / max(power[1], 1e-12))), 1)
