@@ -12,13 +12,16 @@ import argparse
 import asyncio
 import sys
 
-from bus.client import RequestTimeout
+from bus.client import Bus, RequestTimeout
 from bus.messages import Heartbeat, ListenModeRequest, ListenModeState, ListenRequest
 from bus.messages.audio import LISTEN_MODES
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
 from desktop_assistant.exit_codes import ExitCode
 from services.names import MIC
+
+MODE_PATIENCE = 2.0
+"""Seconds the mic, which has just answered with its heartbeat, may take to say its mode."""
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -68,6 +71,7 @@ async def listen(config_dir: str | None) -> int:
         mic = asyncio.ensure_future(
             bus.wait_for(Heartbeat, lambda h: h.service == MIC, timeout=patience)
         )
+        bus.subscribe(ListenModeState.TOPIC)  # which mode it is in: see below
         try:
             # The heartbeat subscription must reach the broker before the request: the mic
             # answers it with a heartbeat at once, which would otherwise be missed.
@@ -79,10 +83,21 @@ async def listen(config_dir: str | None) -> int:
             print("no mic service is running: start the assistant or `python -m services.mic`",
                   file=sys.stderr)
             return ExitCode.UNAVAILABLE
-    if config.listen.mode == "always":
+        mode = await running_mode(bus, config.listen.mode)
+    if mode == "always":
         print('the mic is always listening; set [listen] mode = "wake" or "push" to open it'
               " on request", file=sys.stderr)
     elif beat.state != "ready":
         print(f"the mic is {beat.state}: {beat.detail}", file=sys.stderr)
         return ExitCode.FAILED
     return ExitCode.OK
+
+
+async def running_mode(bus: Bus, configured: str) -> str:
+    """The mode the mic is in: the page or ``--mode`` may have switched it since it started
+    in the ``configured`` one (which a mic too old to answer is taken to be in)."""
+    try:
+        state = await bus.request(ListenModeRequest(), ListenModeState, MODE_PATIENCE)
+    except RequestTimeout:
+        return configured
+    return state.mode

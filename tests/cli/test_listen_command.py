@@ -48,28 +48,40 @@ def test_without_a_mic_it_says_so_after_asking(
     assert request.src == "cli"
 
 
+ALWAYS_HINT = 'set [listen] mode = "wake" or "push"'
+
+
 @pytest.mark.parametrize(
-    ("mode", "state", "code", "said"),
+    ("mode", "running", "state", "code", "said"),
     [
-        ("wake", "ready", 0, ""),  # the request opens the mic as the word does: nothing to say
-        ("push", "ready", 0, ""),
-        ("wake", "degraded", 1, "the mic is degraded: no input device"),
-        ("always", "ready", 0, 'set [listen] mode = "wake" or "push"'),
+        ("wake", "wake", "ready", 0, ""),  # the request opens the mic as the word does
+        ("push", "push", "ready", 0, ""),
+        ("wake", "wake", "degraded", 1, "the mic is degraded: no input device"),
+        ("always", "always", "ready", 0, ALWAYS_HINT),
+        # Switched since it started (the page, --mode): the mic's own mode counts.
+        ("wake", "always", "ready", 0, ALWAYS_HINT),
+        ("always", "push", "ready", 0, ""),
     ],
 )
 def test_what_it_says_to_a_mic_in_each_mode(
-    broker: Process, config_folder: ConfigFolder, mode: str, state: str, code: int, said: str
+    broker: Process, config_folder: ConfigFolder, mode: str, running: str, state: str,
+    code: int, said: str,
 ) -> None:
-    """A stand-in mic answers the request with its heartbeat, as the mic service does."""
+    """A stand-in mic answers the request with its heartbeat and the question of its mode
+    with the mode it is in, as the mic service does."""
     config_folder.write(f'[listen]\nmode = "{mode}"\n')
 
     async def body(bus: Bus) -> subprocess.CompletedProcess[str]:
         bus.subscribe(ListenRequest.TOPIC)
+        bus.subscribe(ListenModeRequest.TOPIC)
         await bus.wait_path(bus)
         command = asyncio.ensure_future(asyncio.to_thread(listen, config_folder))
         assert isinstance(await bus.recv(timeout=20), ListenRequest)
         bus.publish(Heartbeat(service=MIC, pid=1, state=state, version="t",
                               detail="no input device"))
+        asked = await bus.recv(timeout=20)
+        assert isinstance(asked, ListenModeRequest) and asked.mode == ""
+        bus.publish(ListenModeState(mode=running, reply_to=asked.id))
         return await command
 
     result = with_buses(config_folder.endpoints, ["test"], body)
