@@ -72,7 +72,7 @@ class Endpointer:
             return silent >= self.longest or not self._stops_mid_sentence(end)
         if audio is None or self.model is None or silent < self.short:
             return False
-        if silent - step < self.short:  # the model judges each pause once
+        if self.judges(silent, step):
             self.probability = self.model(bytes(audio))
             log.debug("end of turn: p=%.2f after %.2f s of silence", self.probability,
                       silent / RATE)
@@ -83,6 +83,11 @@ class Endpointer:
         if self.guess is None or self.guess[0] != end:
             return False  # its words have not come yet
         return self.guess[1] == "finished"
+
+    def judges(self, silent: int, step: int) -> bool:
+        """Whether the model hears the utterance at this frame: once a pause, when it
+        reaches ``short_silence``."""
+        return self.model is not None and silent >= self.short > silent - step
 
     def _stops_mid_sentence(self, end: int) -> bool:
         """Whether the words of the pause after speech that ended at ``end`` have come

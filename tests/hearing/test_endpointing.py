@@ -100,6 +100,30 @@ def test_a_pause_mid_sentence_keeps_one_utterance() -> None:
     assert len(stream.of(Began)) == 1 and len(stream.of(Paused)) == 2
 
 
+
+def test_a_question_that_went_on_after_a_pause_is_judged_as_if_said_without_it() -> None:
+    """Issue 29: Smart Turn hears a pause inside the utterance as a speaker still looking
+    for words, so "Set a timer for ... ten minutes" waited the long silence. At the second
+    pause it hears the utterance with the first pause cut to ``short_silence`` (its start
+    kept): both parts whole, the rest of that pause gone. The final keeps the pause."""
+    pause = round(0.7 * RATE / FRAME)
+    model = ScriptedModel(0.1)
+    stream = Stream(Segmenter(VAD, model))
+    stream.push(30, 1.0)  # frames 1-30
+    stream.push(pause, 0.0)  # 31-52: judged unfinished at its short pause
+    stream.push(20, 1.0)  # 53-72
+    stream.push(SHORT_FRAMES, 0.0)
+    first, second = model.heard
+    assert set(range(31, 31 + SHORT_FRAMES)) <= frames_in(first)  # the first pause as is
+    kept = round(VAD.short_silence * RATE)  # samples: frames 31-36 and part of 37
+    heard = frames_in(second)
+    assert set(range(1, 37)) | set(range(53, 73)) <= heard
+    assert not heard & set(range(38, 53)), "the pause beyond the short one was heard"
+    assert len(second) == 2 * (30 * FRAME + kept + (20 + SHORT_FRAMES) * FRAME)
+    stream.push(LONG_FRAMES, 0.0)
+    [(_, ended)] = stream.of(Ended)
+    assert isinstance(ended, Ended) and set(range(31, 53)) <= frames_in(ended.pcm)
+
 def test_speech_after_a_closed_turn_starts_the_next_turn_whole() -> None:
     model = ScriptedModel(0.9)
     stream = Stream(Segmenter(VAD, model))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pytest
 
 from bus.message import Message
 from bus.messages import SpeculativeTranscript, SpeechEnded, Utterance, WakeWordHeard
@@ -96,4 +97,20 @@ def test_a_question_resumed_after_a_pause_ends_at_its_next_short_pause() -> None
     final = next(m for _, m in bus.sent if isinstance(m, Utterance) and not m.partial)
     assert partials[-1].pcm == final.pcm  # the last guess is of the whole utterance
     [wait] = waited(bus)
+    assert wait < 0.5, f"ended {wait:.2f} s after the speech: at the long silence"
+
+
+@pytest.mark.parametrize("pause", [0.5, 0.7])
+def test_a_short_rest_after_a_pause_is_judged_as_said_fluently(pause: float) -> None:
+    """"Set a timer for ... ten minutes.": Smart Turn heard the whole utterance, its pause
+    included, as unfinished (0.54 at 0.5 s, 0.05 at 0.7 s) where it hears the words said
+    fluently as finished (0.97), so the turn waited the long silence. With the pause cut
+    to the short one for the model, it ends at its next short pause, after one turn."""
+    paused = split("Set a timer for ten minutes.", 4)
+    before = len(paused.before) / RATE
+    bus = heard(np.concatenate([silence(0.5), paused.with_pause(pause), silence(2.0)]), "always",
+                {0.0: "Set a timer for", before + 0.6: "Set a timer for ten minutes."})
+    partials = [m for _, m in bus.sent if isinstance(m, Utterance) and m.partial]
+    assert len(partials) == 2, "one guess at the pause, one of the whole question"
+    [wait] = waited(bus)  # one turn: the pause did not end it
     assert wait < 0.5, f"ended {wait:.2f} s after the speech: at the long silence"
