@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from hearing.whisper_languages import iso_code
-from services.stt.engine import Recognized, SttFailed
+from services.stt.engine import Recognized, Stop, SttFailed, give_up_if
 from services.stt.packaged import BASE_LABEL, MULTILINGUAL, model_folder
 from services.stt.short_window import Heard, ShortWindow
 from settings.schema import WhisperConfig
@@ -61,24 +61,34 @@ class EmbeddedWhisper:
                  BASE_LABEL if name == MULTILINGUAL else name,
                  time.perf_counter() - started, ", ".join(self.languages) or "any")
 
-    def transcribe_now(self, pcm: bytes, usual: str | None = None) -> Recognized:
+    def transcribe_now(
+        self, pcm: bytes, usual: str | None = None, stop: Stop | None = None
+    ) -> Recognized:
         """Transcribe 16 kHz PCM16 on the calling thread (blocks for the model's time);
-        a brief utterance keeps the ``usual`` language in a close call."""
+        a brief utterance keeps the ``usual`` language in a close call. Once ``stop`` is
+        set the run gives up (:class:`Superseded`) before its next step: the short window,
+        a tie's whole window, the language detection, the whole window."""
+        give_up_if(stop)  # superseded while it waited for this thread
         audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
         language = None
         if self.short is not None:
-            heard = self.short.transcribe(audio, usual)
+            heard = self.short.transcribe(audio, usual, stop)
             if isinstance(heard, Heard):
                 return Recognized(heard.text, heard.lang)
             language = heard.lang if heard is not None else None
-        return self._whole(audio, language)
+        return self._whole(audio, language, stop)
 
-    def _whole(self, audio: np.ndarray, language: str | None = None) -> Recognized:
+    def _whole(
+        self, audio: np.ndarray, language: str | None = None, stop: Stop | None = None
+    ) -> Recognized:
         """faster-whisper as it is: 30 s windows, in ``language`` or else the likeliest
         allowed one."""
+        give_up_if(stop)
+        language = language or self._likeliest(audio)
+        give_up_if(stop)  # (the detection encoded the whole window once already)
         segments, info = self.model.transcribe(
             audio,
-            language=language or self._likeliest(audio),
+            language=language,
             beam_size=self.beam_size,
             without_timestamps=True,
             condition_on_previous_text=False,
@@ -96,12 +106,15 @@ class EmbeddedWhisper:
         _, _, ranked = self.model.detect_language(audio)
         return next((code for code, _ in ranked if code in self.languages), self.languages[0])
 
-    async def transcribe(self, pcm: bytes, rate: int, usual: str | None = None) -> Recognized:
+    async def transcribe(
+        self, pcm: bytes, rate: int, usual: str | None = None, stop: Stop | None = None
+    ) -> Recognized:
         if rate != RATE:
             raise SttFailed(f"the embedded model takes {RATE} Hz audio, got {rate} Hz")
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._thread, self.transcribe_now, pcm, usual)
+            return await loop.run_in_executor(self._thread, self.transcribe_now, pcm, usual,
+                                              stop)
         except (RuntimeError, ValueError) as exc:  # what CTranslate2 raises on a bad run
             raise SttFailed(f"faster-whisper: {exc}") from exc
 

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 
 from hearing.whisper_languages import iso_code
-from services.stt.engine import Recognized, SttFailed, SttUnavailable
+from services.stt.engine import Recognized, Stop, SttFailed, SttUnavailable, give_up_if
 from settings.schema import WhisperConfig
 
 log = logging.getLogger(__name__)
@@ -46,8 +46,12 @@ class WhisperServerClient:
             return "ok"
         return "loading" if answer.status_code == 503 else "down"
 
-    async def transcribe(self, pcm: bytes, rate: int, usual: str | None = None) -> Recognized:
+    async def transcribe(
+        self, pcm: bytes, rate: int, usual: str | None = None, stop: Stop | None = None
+    ) -> Recognized:
         # ``usual`` is not sent: whisper-server takes one language or detects it by itself.
+        # A request once sent runs to its end on the server: ``stop`` is looked at before.
+        give_up_if(stop)
         files = {"file": ("utterance.wav", wav_bytes(pcm, rate), "audio/wav")}
         form = {"language": self.language, "response_format": "verbose_json"}
         try:

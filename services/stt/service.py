@@ -14,8 +14,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bus.client import Bus
 from bus.errors import ErrorCode
@@ -33,7 +34,7 @@ from services.names import STT
 from services.phrases import apology
 from services.runner import nothing_to_check
 from services.stt.backends import open_backend
-from services.stt.engine import Backend, Recognized, SttFailed, SttUnavailable
+from services.stt.engine import Backend, Recognized, SttFailed, SttUnavailable, Superseded
 from services.stt.text import spoken_words
 from settings.schema import Config
 
@@ -45,6 +46,8 @@ class Job:
     task: asyncio.Task[Recognized] | None = None
     started: bool = False
     compute: float = 0.0
+    stop: threading.Event = field(default_factory=threading.Event)
+    """Set when the job's text is no longer wanted: the backend gives up at its next step."""
 
 
 async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
@@ -138,8 +141,14 @@ class SpeechToText(Service):
             )
 
     def _drop(self, job: Job) -> None:
+        """A job superseded by a newer utterance of its turn (or of a later turn)."""
         if job.task is not None and not job.started:
             job.task.cancel()  # still queued: never runs
+        # Running: the engine cannot be interrupted mid-step, but the run gives up before
+        # its next one. The guess of a pause is often a cut-off half that the short window
+        # cannot trust; its whole-window fallback (0.6-1.8 s on 2 cores) held the engine
+        # while the whole question's run waited behind it (issue 29).
+        job.stop.set()
 
     async def _transcribe(self, job: Job) -> Recognized:
         async with self._engine:
@@ -147,7 +156,8 @@ class SpeechToText(Service):
             began = time.perf_counter()
             try:
                 u = job.utterance
-                return await self.backend.transcribe(u.pcm, u.rate, self.usual.get(u.site))
+                return await self.backend.transcribe(u.pcm, u.rate, self.usual.get(u.site),
+                                                     job.stop)
             finally:
                 job.compute = time.perf_counter() - began
 
@@ -157,7 +167,7 @@ class SpeechToText(Service):
         if job is not None and job.task is not None and job.utterance.pcm == utterance.pcm:
             try:
                 result = await job.task
-            except (SttUnavailable, SttFailed, asyncio.CancelledError) as exc:
+            except (SttUnavailable, SttFailed, Superseded, asyncio.CancelledError) as exc:
                 log.info("turn %s: the speculative run failed (%s)", utterance.turn, exc)
         elif job is not None:
             self._drop(job)

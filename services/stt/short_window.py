@@ -59,6 +59,7 @@ from ctranslate2 import StorageView
 from faster_whisper.tokenizer import Tokenizer
 from faster_whisper.transcribe import get_compression_ratio, get_suppressed_tokens
 
+from services.stt.engine import Stop, give_up_if
 from services.stt.scoring import in_own_script, runs_on, total_logprob
 
 log = logging.getLogger(__name__)
@@ -144,11 +145,14 @@ class ShortWindow:
         samples = max(self.shortest, len(audio) + self.margin)
         return samples if samples < round(WHOLE * RATE) else 0
 
-    def transcribe(self, audio: np.ndarray, usual: str | None = None) -> Heard | Undecided | None:
+    def transcribe(
+        self, audio: np.ndarray, usual: str | None = None, stop: Stop | None = None
+    ) -> Heard | Undecided | None:
         """The text of ``audio`` (float samples at 16 kHz) and its language; ``Undecided``
         (the likeliest language) or None when the result cannot be trusted: then the whole
         window decides, as faster-whisper always has. ``usual``: the language the user
-        spoke last, which a brief utterance keeps unless another is clearly likelier."""
+        spoke last, which a brief utterance keeps unless another is clearly likelier.
+        ``stop``: set, a tie is not decoded again (:class:`Superseded` instead)."""
         samples = self.window(audio)
         if not samples:
             return None
@@ -183,6 +187,7 @@ class ShortWindow:
         tied = [i for i in ranked
                 if written[i] == written[best] and scores[best] - scores[i] < CLOSE]
         if len(tied) > 1 and best != kept:
+            give_up_if(stop)
             return self.break_tie(audio, [self.languages[i] for i in tied], budget)
         return Heard(text, self.languages[best])
 

@@ -22,7 +22,7 @@ from bus.messages import (
     Utterance,
 )
 from services.phrases import APOLOGIES
-from services.stt.engine import Recognized, SttFailed, SttUnavailable
+from services.stt.engine import Recognized, Stop, SttFailed, SttUnavailable, give_up_if
 from services.stt.service import SpeechToText
 from tests.helpers.busrun import with_buses
 from tests.helpers.polling import until
@@ -41,13 +41,19 @@ class ScriptedBackend:
         self.heard: list[bytes] = []
         self.usual: list[str | None] = []
         """The language hint each run was given."""
+        self.stops: list[Stop | None] = []
+        """Each run's stop: set once its text was no longer wanted."""
         self.gate = asyncio.Event()
         self.gate.set()
 
-    async def transcribe(self, pcm: bytes, rate: int, usual: str | None = None) -> Recognized:
+    async def transcribe(
+        self, pcm: bytes, rate: int, usual: str | None = None, stop: Stop | None = None
+    ) -> Recognized:
         self.heard.append(pcm)
         self.usual.append(usual)
+        self.stops.append(stop)
         await self.gate.wait()
+        give_up_if(stop)  # the next step, as the embedded model's
         answer = self.answers[pcm]
         if isinstance(answer, Exception):
             raise answer
@@ -223,6 +229,39 @@ def test_a_partial_superseded_while_queued_never_runs(module_broker: Endpoints) 
 
     backend = run(module_broker, answers, body)
     assert backend.heard == [audio(1), audio(3)]
+
+
+def test_a_running_guess_superseded_by_the_rest_of_its_question_gives_up(
+    module_broker: Endpoints,
+) -> None:
+    """Issue 29: the guess of a pause ran on while the user went on speaking, and the
+    whole question's run waited behind it (a cut-off half often goes to the whole window:
+    0.6-1.8 s). A newer partial of the turn stops it: no guess of it goes out, and the
+    final is the newer partial's run, the only other one."""
+    answers: dict[bytes, Recognized | Exception] = {
+        audio(1): Recognized("What's the weather like in Rome?", "en"),
+        audio(2): Recognized("What's the weather like in Rome tomorrow?", "en"),
+    }
+
+    async def body(stt: SpeechToText, backend: ScriptedBackend, test: Bus) -> None:
+        backend.gate.clear()  # the engine is busy with the guess of the pause
+        test.publish(utterance("t1", audio(1), partial=True))
+        await until(lambda: backend.heard == [audio(1)], "the guess of the pause running")
+        test.publish(utterance("t1", audio(2), partial=True))  # speech went on and stopped
+        await until(lambda: "t1" in stt.jobs and stt.jobs["t1"].utterance.pcm == audio(2),
+                    "the guess of the whole question queued")
+        [stale] = backend.stops
+        assert stale is not None and stale.is_set(), "the stale guess was not told to stop"
+        backend.gate.set()
+        test.publish(utterance("t1", audio(2)))
+        got = [await next_for(test, "t1"), await next_for(test, "t1")]
+        assert [type(m) for m in got] == [SpeculativeTranscript, Transcript]
+        assert all(isinstance(m, SpeculativeTranscript | Transcript)
+                   and m.text == "What's the weather like in Rome tomorrow?" for m in got)
+
+    backend = run(module_broker, answers, body)
+    assert backend.heard == [audio(1), audio(2)]  # the final reused the whole one's run
+    assert backend.stops[1] is not None and not backend.stops[1].is_set()
 
 
 def test_an_engine_that_cannot_be_reached_is_reported_and_apologised_for(

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import numpy as np
 import pytest
 
 from hearing.convert import decode_file
 from services.stt.embedded import EmbeddedWhisper
+from services.stt.engine import Superseded
 from services.stt.scoring import loops
 from services.stt.short_window import ShortWindow
 from settings.schema import WhisperConfig
@@ -61,6 +65,41 @@ def test_silence_is_left_to_the_whole_window(whisper: EmbeddedWhisper) -> None:
     assert whisper.short is not None
     assert whisper.short.transcribe(np.zeros(16000, dtype=np.float32)) is None
     assert whisper.transcribe_now(bytes(32000)).text == ""
+
+
+def test_a_run_superseded_during_the_short_window_never_takes_the_whole_one(
+    whisper: EmbeddedWhisper, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: a stale guess whose short window could not be trusted went on to the whole
+    window (detection, then a 30 s encode and decode) while the rest of the question waited
+    for the engine. Told to stop while the short window runs, it gives up after it."""
+    assert whisper.short is not None
+    whole: list[str] = []
+    for name in ("transcribe", "detect_language"):
+        method = getattr(whisper.model, name)
+
+        def counted(*args: Any, _method: Any = method, _name: str = name, **kw: Any) -> Any:
+            whole.append(_name)
+            return _method(*args, **kw)
+
+        monkeypatch.setattr(whisper.model, name, counted)
+    silence = bytes(32000)  # the short window leaves it to the whole window (above)
+    assert whisper.transcribe_now(silence).text == "" and whole, "no whole window to skip"
+    whole.clear()
+    stop = threading.Event()
+    short = whisper.short.transcribe
+
+    def superseded_meanwhile(*args: Any, **kw: Any) -> Any:
+        result = short(*args, **kw)
+        stop.set()  # the rest of the question came while the short window ran
+        return result
+
+    monkeypatch.setattr(whisper.short, "transcribe", superseded_meanwhile)
+    with pytest.raises(Superseded):
+        whisper.transcribe_now(silence, stop=stop)
+    assert whole == []
+    with pytest.raises(Superseded):  # superseded before it started: nothing at all runs
+        whisper.transcribe_now(silence, stop=stop)
 
 
 def test_a_window_too_short_for_the_question_loops_and_is_caught(
