@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 
 from bus.client import Bus
 from bus.messages import ListenClosed, Played
-from hearing.vad import RATE
 from services.mic.backends import Backends
 from services.mic.barge_in import BargeIns
 from services.mic.gate import Gate
@@ -42,18 +41,16 @@ class Hearing:
             block = Block(pcm, end, block.fresh)
             # A short word over the answer is voiced only briefly through what is left of
             # the echo: a shorter onset while the assistant speaks (barge_in.OVER_THE_ECHO).
-            speech = self.barge_ins.min_speech(self.min_speech)
-            self.turns.segmenter.min_speech = round(speech * RATE)
+            self.turns.set_onset(self.barge_ins.min_speech(self.min_speech))
         if self.wake_word is not None:
             block = self.wake_word.hear(block)
         self.turns.hear(block)
-        if self.gate.push.closed is not None:
-            reason, follow_up = self.gate.push.closed
-            self.gate.push.closed = None
+        closed = self.gate.push.take_closed()
+        if closed is not None:
+            reason, follow_up = closed
             self.bus.publish(
-                ListenClosed(reason=reason, follow_up=follow_up, turn=self.turns.woken)
+                ListenClosed(reason=reason, follow_up=follow_up, turn=self.turns.take_woken())
             )
-            self.turns.woken = None
 
     async def follow_monitor(self, blocks: AsyncIterator[Block]) -> None:
         """The output's monitor recorded beside the mic: the canceller's reference."""

@@ -39,8 +39,8 @@ class PushToTalk:
         self.listen = listen
         self.state = PushState()
         self.closed: tuple[str, bool] | None = None
-        """Why the opened mic closed, and whether it was open for a follow-up; the listener
-        reports it on the bus and clears it."""
+        """Why the opened mic closed, and whether it was open for a follow-up, until the
+        listener takes it (:meth:`take_closed`) to report it on the bus."""
 
     def set_mode(self, mode: str) -> None:
         """The listen mode changed while the mic runs (``listen_mode.py``; ``listen.mode``
@@ -74,6 +74,12 @@ class PushToTalk:
     def close(self, reason: str) -> None:
         self.closed = (reason, self.state.follow_up)
         self.state = PushState()
+
+    def take_closed(self) -> tuple[str, bool] | None:
+        """Why the opened mic closed since the last call, and whether it was open for a
+        follow-up; None if it did not."""
+        closed, self.closed = self.closed, None
+        return closed
 
     def on_listen(self, start: float) -> None:
         """``desktop-assistant listen``: open for one question."""

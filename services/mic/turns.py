@@ -57,6 +57,17 @@ class Turns:
         for event in self.frames.push(block.pcm):
             self._publish(event)
 
+    def set_onset(self, seconds: float) -> None:
+        """Seconds of voiced audio that make a speech onset from the next frame on (shorter
+        while the assistant speaks through the canceller: ``barge_in.OVER_THE_ECHO``)."""
+        self.segmenter.min_speech = round(seconds * RATE)
+
+    def take_woken(self) -> str | None:
+        """The turn the wake word started, if no speech started it (the opened mic closed:
+        it ends there)."""
+        woken, self.woken = self.woken, None
+        return woken
+
     def woke(self, turn: str) -> None:
         """The wake word started ``turn``: the question starts after the word."""
         self.forget("")
