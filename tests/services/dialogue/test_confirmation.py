@@ -129,8 +129,8 @@ def test_an_expired_action_is_not_run(module_broker: Endpoints, llm: ScriptedLLM
 
     async def body(h: Harness) -> None:
         await h.ask("Put the dentist on Friday at 3.", session="mine")
-        waited = h.service.confirmations.clock() + 61
-        h.service.confirmations.clock = lambda: waited
+        waited = h.service.answering.state.confirmations.clock() + 61
+        h.service.answering.state.confirmations.clock = lambda: waited
         late = await h.ask("yes", session="mine")
         assert late.reply.text == "Yes to what?"
         assert h.executor.calls == []
