@@ -43,6 +43,13 @@ class BargeIns:
         self.latest = ""
         """The id of the latest ``BargeIn``: the speaker's ``Interrupted`` answers it."""
 
+    def detect(self, word: str) -> None:
+        """A wake word detector for ``word`` now hears the mic (loaded after the start):
+        without the canceller it hears the assistant too, and its own saying of the word
+        is no barge-in, as at a start in wake mode."""
+        if self.echo is None:
+            self.own_voice.phrase = word
+
     def by_word(self, heard: float, turn: str) -> bool:
         """The wake word heard at ``heard`` while the assistant speaks: a barge-in starting
         ``turn``, unless the assistant is saying the word itself."""

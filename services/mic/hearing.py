@@ -33,6 +33,11 @@ class Hearing:
             bus, wake, backends.earcon, gate, barge_ins, self.turns
         )
 
+    def listen_for(self, wake_word: WakeWord | None) -> None:
+        """From the next block on, ``wake_word`` hears every block first (None: no wake
+        word; the listen mode changed, ``listen_mode.py``)."""
+        self.wake_word = wake_word
+
     def hear(self, block: Block) -> None:
         if self.echo is not None:
             pcm, end = self.echo.clean(block.pcm, block.end, block.fresh)

@@ -64,7 +64,7 @@ class ListenModes:
 
     def _switch(self, mode: str) -> str:
         error = self._load_word() if mode == "wake" else ""
-        self.hearing.wake_word = self.wake_word if mode == "wake" else None
+        self.hearing.listen_for(self.wake_word if mode == "wake" else None)
         self.gate.push.set_mode(mode)
         log.info("listen mode %s (was %s) until the mic restarts", mode, self.mode)
         self.mode = mode
@@ -87,8 +87,5 @@ class ListenModes:
             return f"the wake word detector cannot load ({why}); {NO_WORD}"
         self.wake_word = WakeWord(self.bus, detector, earcon, self.gate, self.barge_ins,
                                   self.hearing.turns)
-        if self.barge_ins.echo is None:
-            # As at a start in wake mode (barge_in.py): without the canceller the detector
-            # hears the assistant too, and its own saying of the word is no barge-in.
-            self.barge_ins.own_voice.phrase = detector.word
+        self.barge_ins.detect(detector.word)
         return ""
