@@ -33,7 +33,7 @@ import httpx
 from bus.client import Bus
 from bus.message import new_id
 from bus.messages import Heartbeat, Reply, TraceMark, Transcript
-from services.names import DIALOGUE, SPEAKER, TOOLS
+from services.base.names import DIALOGUE, SPEAKER, TOOLS
 from tests.conftest import ConfigFolder
 from tests.helpers import llm_chunks as c
 from tests.helpers.broker import wait_broker

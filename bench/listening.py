@@ -29,7 +29,7 @@ from bus.client import Bus
 from bus.messages import Transcript
 from hearing.convert import decode_file
 from hearing.vad import FRAME, RATE, load_scorer, to_float
-from services.names import STT
+from services.base.names import STT
 from settings.schema import VadConfig, WhisperConfig
 from tests.helpers.service_stack import Stack, wait_state
 from tests.helpers.speech import read_wav, spoken, write_wav

@@ -24,7 +24,7 @@ from pathlib import Path
 from bus.client import Bus
 from bus.endpoints import Endpoints
 from bus.messages import Heartbeat, ToolRequest, ToolResult
-from services.names import TOOLS
+from services.base.names import TOOLS
 from services.tools.runner import Runner
 from settings.schema import ToolsConfig
 from settings.toolfiles import load_tools

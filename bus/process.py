@@ -1,7 +1,7 @@
 """What every process of the bus shares: arguments, logging, config, connecting.
 
 The broker, the tap, the services and the command line all start the same way;
-the service runner on top of this (``services/runner.py``) adds signals and
+the service runner on top of this (``services/base/runner.py``) adds signals and
 heartbeats.
 """
 

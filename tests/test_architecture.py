@@ -2,9 +2,9 @@
 
 Ground floor ``settings/`` and ``bus/``, the cores beside them (``hearing/``, ``speaking/``,
 ``network/``: no bus code), then ``services/``, then the command line (``desktop_assistant/``);
-``examples/`` stand alone because users copy them. Within ``services/`` a service
-imports the shared modules at its top (``services/base.py``...) and the cores, never
-another service. Imports are
+``examples/`` stand alone because users copy them. Within ``services/`` every folder is
+one service but ``services/base/``, the shared service base: a service imports the base
+and the cores, never another service, and the base imports no service. Imports are
 read with ``ast`` from the tracked files, also those inside functions and
 ``TYPE_CHECKING`` blocks: each is a dependency all the same.
 """
@@ -62,7 +62,7 @@ def layer_violations(path: Path) -> list[str]:
 def test_the_reader_finds_plain_from_relative_and_nested_imports() -> None:
     source = (
         "import bus.client, numpy\n"
-        "from services.names import BRAIN\n"
+        "from services.base.names import BRAIN\n"
         "from . import sibling\n"
         "def later():\n"
         "    from desktop_assistant import cli\n"
@@ -84,9 +84,14 @@ def test_every_layer_imports_only_itself_and_the_layers_below() -> None:
     assert violations == []
 
 
+BASE = "base"
+"""``services/base/``: what every service may import (``docs/architecture.md``)."""
+
+
 def service_imports(path: Path) -> set[tuple[str, str]]:
-    """(this service, another service) for each import in a service's file of another
-    service's modules (``services.X.*``, where ``services/X/`` is a folder)."""
+    """(this package, a service) for each import in a file under ``services/`` of a
+    service's modules (``services.X.*``, where ``services/X/`` is a folder other than the
+    base) that is not its own."""
     relative = path.relative_to(ROOT)
     own = relative.parts[1]
     found = set()
@@ -96,29 +101,25 @@ def service_imports(path: Path) -> set[tuple[str, str]]:
                  else [])
         for name in names:
             parts = name.split(".")
-            if (len(parts) > 1 and parts[0] == "services" and parts[1] != own
+            if (len(parts) > 1 and parts[0] == "services" and parts[1] not in (own, BASE)
                     and (ROOT / "services" / parts[1]).is_dir()):
                 found.add((own, parts[1]))
     return found
 
 
-def test_a_service_never_imports_another() -> None:
+def test_a_service_never_imports_another_and_the_base_imports_none() -> None:
     files = [path for path in tracked_files("*.py")
              if path.relative_to(ROOT).parts[0] == "services"
              and len(path.relative_to(ROOT).parts) > 2]
+    assert any(path.relative_to(ROOT).parts[1] == BASE for path in files)
     pairs = {pair for path in files for pair in service_imports(path)}
     assert pairs == set()
 
 
-SHARED_BASE = {"__init__", "base", "heap", "names", "one_copy", "phrases", "runner",
-               "speech_bridge"}
-"""The top-level modules of ``services/`` that every service may import
-(``docs/architecture.md``). A closed list: a new one is a decision, not a way around
-the rule above; what is no service's business (no bus, no process) goes to a core."""
-
-
-def test_the_shared_service_base_is_the_listed_modules() -> None:
-    top = {path.stem for path in tracked_files("*.py")
+def test_nothing_but_services_and_their_base_is_under_services() -> None:
+    """A module at the top of ``services/`` would be shared without being the base: what
+    two services share goes into ``services/base/`` (bus code) or a core (no bus)."""
+    top = {path.name for path in tracked_files("*.py")
            if path.relative_to(ROOT).parts[0] == "services"
            and len(path.relative_to(ROOT).parts) == 2}
-    assert top == SHARED_BASE
+    assert top == {"__init__.py"}

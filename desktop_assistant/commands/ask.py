@@ -19,7 +19,7 @@ from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
 from desktop_assistant.commands.streamed import StreamedText
 from desktop_assistant.exit_codes import ExitCode
-from services.names import DIALOGUE
+from services.base.names import DIALOGUE
 
 
 def register(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:

@@ -14,7 +14,7 @@ from bus.client import RequestTimeout
 from bus.messages import ClearHistoryRequest, HistoryCleared
 from desktop_assistant.commands.busclient import cli_bus
 from desktop_assistant.exit_codes import ExitCode
-from services.names import HTTP_SESSIONS, LOCAL_SESSION
+from services.base.names import HTTP_SESSIONS, LOCAL_SESSION
 
 TIMEOUT = 5.0
 

@@ -18,7 +18,7 @@ from bus.messages.audio import LISTEN_MODES
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
 from desktop_assistant.exit_codes import ExitCode
-from services.names import MIC
+from services.base.names import MIC
 
 MODE_PATIENCE = 2.0
 """Seconds the mic, which has just answered with its heartbeat, may take to say its mode."""

@@ -12,7 +12,7 @@ from bus.messages import Heartbeat, Speaking, SpeakRequest
 from bus.process import load_or_exit
 from desktop_assistant.commands.busclient import cli_bus
 from desktop_assistant.exit_codes import ExitCode
-from services.names import SPEAKER
+from services.base.names import SPEAKER
 
 TTS = SPEAKER
 """The bus name both TTS services use."""

@@ -10,7 +10,7 @@ import httpx
 
 from desktop_assistant.doctor.llm_probe import where_to_point
 from desktop_assistant.doctor.result import Check
-from services.names import DIALOGUE
+from services.base.names import DIALOGUE
 from settings import Config
 from settings.apikey import ApiKeyError, api_key, bearer, refused
 from settings.llm_url import url_problem

@@ -8,7 +8,7 @@ from desktop_assistant.doctor import local
 from desktop_assistant.doctor.remote import heartbeat_checks
 from desktop_assistant.doctor.result import Check
 from hearing.wake import WakeWordMissing, open_wake
-from services.names import DIALOGUE, MIC
+from services.base.names import DIALOGUE, MIC
 from settings import Config
 
 UP = ("ready", "degraded")

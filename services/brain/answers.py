@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.names import DIALOGUE, HTTP_SESSIONS, TOOLS
+from services.base.names import DIALOGUE, HTTP_SESSIONS, TOOLS
 
 SESSION_PREFIX = HTTP_SESSIONS
 """HTTP sessions live apart from the local voice session and the CLI's."""

@@ -27,7 +27,9 @@ from bus.messages import (
 )
 from bus.turns import TURN_MESSAGES
 from network.sockets import listen
-from services.base import Service
+from services.base.names import DIALOGUE
+from services.base.runner import ServiceMain, StartupError
+from services.base.service import Service
 from services.brain.answers import (
     CLEAR_TIMEOUT,
     LIVE_STATES,
@@ -46,8 +48,6 @@ from services.brain.page.facts import page_address, page_facts
 from services.brain.page.live import PAGE_FOLLOWS
 from services.brain.pieces import Pieces
 from services.brain.server import serve
-from services.names import DIALOGUE
-from services.runner import ServiceMain, StartupError
 from settings import Config
 from settings.loader import config_dir
 from settings.startup import brain_problems

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
+from services.base.names import DIALOGUE
+from services.base.runner import run_service, service_parser
 from services.dialogue.service import start
-from services.names import DIALOGUE
-from services.runner import run_service, service_parser
 
 
 def main(argv: list[str] | None = None) -> int:

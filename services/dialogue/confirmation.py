@@ -20,8 +20,8 @@ from datetime import date, datetime
 from typing import Any
 
 from bus.messages import ToolSpec
+from services.base.phrases import language
 from services.dialogue.toolcalls import ToolCallRequest
-from services.phrases import language
 from settings.toolrules import PLACEHOLDER
 
 log = logging.getLogger(__name__)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from services.names import HTTP_SESSIONS
+from services.base.names import HTTP_SESSIONS
 from settings.state import set_aside, write_atomic
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from services import phrases
+from services.base import phrases
 
 _PORT_WORD = {
     "en": "{host}, port {port}",

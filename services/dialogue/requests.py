@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from bus.errors import ErrorCode
 from bus.messages import QuestionRequest, Reply
-from services.phrases import apology
+from services.base.phrases import apology
 
 MAX_QUESTION = 8000
 """The longest question a text turn may ask, in characters. Every text route ends here (the

@@ -32,7 +32,9 @@ from bus.messages import (
     TurnDropped,
     VolumeState,
 )
-from services.base import Service
+from services.base.names import DIALOGUE, STT
+from services.base.runner import nothing_to_check
+from services.base.service import Service
 from services.dialogue.answering import Answerers, Answering, TurnState
 from services.dialogue.barge_in import CutOffs
 from services.dialogue.confirmation import Confirmations
@@ -49,8 +51,6 @@ from services.dialogue.speculation import Later, loop_later
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.turn import TurnRequest
 from services.dialogue.voice import VoiceTurns
-from services.names import DIALOGUE, STT
-from services.runner import nothing_to_check
 from settings import Config, config_dir
 from settings.state import state_dir
 

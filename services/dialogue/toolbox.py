@@ -17,8 +17,8 @@ from typing import Any
 from bus.client import Bus, RequestTimeout
 from bus.liveness import AnswererLost, Liveness, request_watched
 from bus.messages import ToolCatalog, ToolRequest, ToolResult, ToolSpec
+from services.base.names import TOOLS
 from services.dialogue.toolcalls import ToolCallRequest
-from services.names import TOOLS
 from settings.toolrules import VOLUME_TOOL as VOLUME_TOOL_NAME
 
 log = logging.getLogger(__name__)

@@ -11,6 +11,7 @@ from typing import Any
 from bus.client import Bus
 from bus.errors import ErrorCode
 from bus.messages import Error, Speculation, TraceMark
+from services.base.names import DIALOGUE
 from services.dialogue.confirmation import Asked, question
 from services.dialogue.history import Sessions
 from services.dialogue.llm import LLMClient, LLMError
@@ -21,7 +22,6 @@ from services.dialogue.textcalls import may_be_call, parse_text_calls
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.toolcalls import ToolCallAssembler, ToolCallRequest
-from services.names import DIALOGUE
 from speaking.sentences import SentenceSplitter
 
 log = logging.getLogger(__name__)

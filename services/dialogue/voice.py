@@ -23,6 +23,7 @@ from bus.messages import (
     SpeculativeTranscript,
     Transcript,
 )
+from services.base.names import LOCAL_SESSION, SPEAKER
 from services.dialogue.answering import Answering
 from services.dialogue.barge_in import is_stop
 from services.dialogue.confirmation import said
@@ -30,7 +31,6 @@ from services.dialogue.phrases import guess_lang
 from services.dialogue.settings import DialogueSettings
 from services.dialogue.speculation import Later, Speculator, loop_later
 from services.dialogue.turn import TurnRequest
-from services.names import LOCAL_SESSION, SPEAKER
 
 log = logging.getLogger(__name__)
 

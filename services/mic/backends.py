@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from hearing.endpointing import TurnModel, load_turn_model
 from hearing.vad import SpeechScorer, load_scorer
 from hearing.wake import WakeDetector, WakeWordMissing, open_wake
-from services.heap import give_back_freed_memory
+from services.base.heap import give_back_freed_memory
 from services.mic.earcon import Earcon
 from services.mic.echo import EchoCanceller
 from services.mic.echo_choice import choose_echo, report, speech_barges_in

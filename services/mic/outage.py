@@ -8,7 +8,7 @@ from collections.abc import Callable
 from bus.client import Bus
 from bus.errors import ErrorCode
 from bus.messages import Error
-from services.names import MIC
+from services.base.names import MIC
 
 
 def card_reporter(bus: Bus) -> Callable[[str | None], None]:

@@ -29,7 +29,8 @@ from bus.messages import (
     TurnDropped,
 )
 from hearing.convert import AudioFileError
-from services.base import Service
+from services.base.runner import nothing_to_check
+from services.base.service import Service
 from services.mic.backends import Backends, load_backends
 from services.mic.barge_in import BargeIns
 from services.mic.card import capture
@@ -39,7 +40,6 @@ from services.mic.listen_mode import ListenModes
 from services.mic.monitor import MONITOR, report_monitor
 from services.mic.outage import card_reporter
 from services.mic.sources import Block, replay
-from services.runner import nothing_to_check
 from settings.schema import Config, ListenConfig, VadConfig
 
 log = logging.getLogger(__name__)

@@ -21,7 +21,7 @@ from wyoming.event import Event
 from wyoming.tts import Synthesize
 
 from bus.messages import Reply, TextPiece
-from services.phrases import cannot_go
+from services.base.phrases import cannot_go
 from speaking.sentences import SentenceSplitter
 from speaking.volume import Volume
 

@@ -39,10 +39,10 @@ from wyoming.wake import Detection
 from bus.message import new_id
 from bus.messages import VolumeState
 from network.wyoming_wire import MAX_LINE, BadFrame, EventReader, check
-from services.phrases import apology
+from services.base.phrases import apology
+from services.base.speech_bridge import BridgeError
 from services.satellites.answer import Answer, Send
 from services.satellites.ear import Began, Ear, Ended, Woke
-from services.speech_bridge import BridgeError
 from settings.schema import SatelliteConfig
 from speaking.volume import Volume
 

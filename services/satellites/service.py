@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 
 from bus.client import Bus
 from bus.messages import QuestionRequest, Reply, TextPiece
-from services.heap import give_back_freed_memory
-from services.runner import nothing_to_check
-from services.speech_bridge import SpeechBridge, voice_languages, wake_factory
+from services.base.heap import give_back_freed_memory
+from services.base.runner import nothing_to_check
+from services.base.speech_bridge import SpeechBridge, voice_languages, wake_factory
 from settings import Config
 from settings.schema import WakeConfig
 from settings.state import state_dir

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from services.names import STT
-from services.runner import run_service, service_parser
+from services.base.names import STT
+from services.base.runner import run_service, service_parser
 from services.stt.service import start
 
 

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable, Sequence
 
 from hearing.stt_choice import choose
-from services.runner import load_in_thread
+from services.base.runner import load_in_thread
 from services.stt.engine import Backend
 from services.stt.server_client import WhisperServerClient
 from services.stt.server_process import ServerProcess

@@ -29,10 +29,10 @@ from bus.messages import (
     Utterance,
 )
 from hearing.stt_choice import spoken_languages
-from services.base import Service
-from services.names import STT
-from services.phrases import apology
-from services.runner import nothing_to_check
+from services.base.names import STT
+from services.base.phrases import apology
+from services.base.runner import nothing_to_check
+from services.base.service import Service
 from services.stt.backends import open_backend
 from services.stt.engine import Backend, Recognized, SttFailed, SttUnavailable, Superseded
 from services.stt.text import spoken_words

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from services.names import TOOLS
-from services.runner import run_service, service_parser
+from services.base.names import TOOLS
+from services.base.runner import run_service, service_parser
 from services.tools.service import start
 
 

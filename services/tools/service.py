@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from bus.client import Bus
 from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult, ToolSpec
 from bus.ratelimit import RateLimitedLog
-from services.base import Service
-from services.runner import ServiceMain, StartupError
+from services.base.runner import ServiceMain, StartupError
+from services.base.service import Service
 from services.tools.callers import CallerSlots, TooManyCalls
 from services.tools.runner import Outcome, Runner
 from settings import Config, ConfigError, config_dir

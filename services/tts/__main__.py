@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from services.names import SPEAKER
-from services.runner import run_service, service_parser
+from services.base.names import SPEAKER
+from services.base.runner import run_service, service_parser
 from services.tts.service import add_speaker_arguments, start
 
 

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from services.phrases import cannot_go
+from services.base.phrases import cannot_go
 from speaking.volume import Volume
 
 log = logging.getLogger(__name__)

@@ -29,8 +29,8 @@ from bus.messages import (
     VolumeRequest,
     VolumeState,
 )
-from services.base import Service
-from services.runner import ServiceMain, load_in_thread
+from services.base.runner import ServiceMain, load_in_thread
+from services.base.service import Service
 from services.tts.control import apply_controls
 from services.tts.engines import DEFAULT, ENGINES, engine_loader
 from services.tts.export import Export

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from services.names import WATCHDOG
-from services.runner import run_service, service_parser
+from services.base.names import WATCHDOG
+from services.base.runner import run_service, service_parser
 from services.watchdog.service import start
 
 

@@ -32,10 +32,10 @@ from bus.messages import (
     Transcript,
     TurnDropped,
 )
-from services.base import Service
-from services.names import BROKER, SPEAKER, WATCHDOG
-from services.phrases import apology
-from services.runner import nothing_to_check
+from services.base.names import BROKER, SPEAKER, WATCHDOG
+from services.base.phrases import apology
+from services.base.runner import nothing_to_check
+from services.base.service import Service
 from services.watchdog.turns import TurnBook, VoiceTurn
 from settings.schema import Config, WatchdogConfig
 

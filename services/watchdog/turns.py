@@ -43,7 +43,7 @@ from bus.turns import (
     WINDOW_CLOSED,
     stage_of,
 )
-from services.names import BROKER, DIALOGUE, SPEAKER, STT, WATCHDOG
+from services.base.names import BROKER, DIALOGUE, SPEAKER, STT, WATCHDOG
 
 LISTENING, TRANSCRIBING, ANSWERING, SPEAKING = "listening", "transcribing", "answering", "speaking"
 PHASES = (LISTENING, TRANSCRIBING, ANSWERING, SPEAKING)

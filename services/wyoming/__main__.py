@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from services.names import WYOMING
-from services.runner import run_service, service_parser
+from services.base.names import WYOMING
+from services.base.runner import run_service, service_parser
 from services.wyoming.service import start
 
 

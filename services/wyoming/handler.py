@@ -39,7 +39,7 @@ from wyoming.wake import Detect, Detection, NotDetected
 
 from bus.ratelimit import RateLimitedLog
 from network.wyoming_wire import FRAME_TIMEOUT, BadFrame, EventReader, check
-from services.speech_bridge import RATE, BridgeError
+from services.base.speech_bridge import RATE, BridgeError
 from services.wyoming.audio_out import AudioOut
 from services.wyoming.errors import ClientError
 from services.wyoming.text_stream import TextStream, check_length

@@ -23,7 +23,7 @@ from wyoming.info import (
 )
 
 from hearing.stt_choice import choose, recognized_languages
-from services.speech_bridge import voice_languages
+from services.base.speech_bridge import voice_languages
 from settings.schema import Config
 
 ATTRIBUTION = Attribution(name="desktop-assistant", url="")

@@ -29,8 +29,8 @@ from bus.client import Bus
 from network.peers import other_user
 from network.sockets import listen
 from network.wyoming_wire import MAX_LINE
-from services.runner import ServiceMain, StartupError
-from services.speech_bridge import SpeechBridge, voice_languages, wake_factory
+from services.base.runner import ServiceMain, StartupError
+from services.base.speech_bridge import SpeechBridge, voice_languages, wake_factory
 from services.wyoming.handler import WyomingHandler, refusals
 from settings import Config
 from settings.startup import is_loopback
@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 class WyomingBridge(SpeechBridge):
     """The Wyoming server's side of the bus: an utterance to the STT, text to the TTS, and
     their answers back to the client that asked (the satellites ask the same way: the
-    bridge itself is shared, in ``services/speech_bridge.py``)."""
+    bridge itself is shared, in ``services/base/speech_bridge.py``)."""
 
 MAX_CONNECTIONS = 16
 """Connections open at once. Home Assistant opens one per request (a pipeline's speech

@@ -12,7 +12,7 @@ import pytest
 
 from bus.client import Bus
 from bus.messages import Heartbeat, ListenModeRequest, ListenModeState, ListenRequest
-from services.names import MIC
+from services.base.names import MIC
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
 from tests.helpers.processes import ROOT, Process, python_env

@@ -14,7 +14,7 @@ import pytest
 
 from bus.client import Bus
 from bus.messages import Heartbeat, SpeakRequest, Spoken
-from services.names import SPEAKER
+from services.base.names import SPEAKER
 from tests.cli.test_ask import cli, llm, running_dialogue  # noqa: F401 (fixtures)
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses

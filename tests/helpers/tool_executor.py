@@ -18,9 +18,9 @@ from typing import Any
 
 from bus.client import Bus
 from bus.messages import ToolCatalog, ToolCatalogRequest, ToolRequest, ToolResult, ToolSpec
-from services.base import Service
-from services.names import TOOLS
-from services.runner import nothing_to_check, run_service, service_parser
+from services.base.names import TOOLS
+from services.base.runner import nothing_to_check, run_service, service_parser
+from services.base.service import Service
 from settings import Config
 
 Result = str | Callable[[dict[str, Any]], str] | None

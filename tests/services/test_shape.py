@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from services.base import Service
+from services.base.service import Service
 
 SERVICES = Path(__file__).resolve().parents[2] / "services"
 ENTRY_POINTS = sorted(p.parent.name for p in SERVICES.glob("*/__main__.py"))

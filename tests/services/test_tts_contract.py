@@ -24,7 +24,7 @@ from bus.messages import (
     TraceMark,
     VolumeState,
 )
-from services.phrases import CANNOT_GO
+from services.base.phrases import CANNOT_GO
 from tests.helpers.soundcard import SoundCard
 from tests.helpers.speaker import RunningTTS, rms, turn, volume
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from services.phrases import CANNOT_GO, cannot_go
+from services.base.phrases import CANNOT_GO, cannot_go
 from services.tts.control import apply_controls
 from speaking.volume import Volume, VolumeStore, state_path
 

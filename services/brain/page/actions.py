@@ -19,12 +19,12 @@ from starlette.exceptions import HTTPException
 from bus.client import RequestTimeout
 from bus.message import new_id
 from bus.messages import TextPiece, VolumeRequest, VolumeState
+from services.base.names import SPEAKER
 from services.brain.answers import Answer
 from services.brain.page.feed import event
 from services.brain.page.live import Live
 from services.brain.pieces import Joiner
 from services.brain.refusals import answered
-from services.names import SPEAKER
 
 SESSION = "page"
 """The page's conversation: one history for every tab, kept apart from other clients'."""

@@ -17,7 +17,7 @@ from bus.messages import QuestionRequest, Reply, SpeakRequest, Transcript
 from bus.tap import format_line
 from bus.trace import as_dict, turn_of
 from bus.turns import Timeline
-from services.names import LOCAL_SESSION
+from services.base.names import LOCAL_SESSION
 
 KEEP = 50
 """Turns remembered: enough to scroll back through, little enough to send on every load."""

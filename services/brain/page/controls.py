@@ -25,8 +25,8 @@ from bus.messages import (
     QuestionRequest,
     Reply,
 )
+from services.base.names import DIALOGUE, LOCAL_SESSION, MIC
 from services.brain.page.live import Live
-from services.names import DIALOGUE, LOCAL_SESSION, MIC
 
 MIC_TIMEOUT = 3.0
 NO_MIC = "no mic service is running"

@@ -24,8 +24,8 @@ from typing import Any
 
 from bus.message import Message
 from bus.messages import BargeIn, HistoryCleared, ListenClosed, Reply, TraceMark
+from services.base.names import LOCAL_SESSION
 from services.brain.answers import SESSION_PREFIX
-from services.names import LOCAL_SESSION
 
 EXPIRES = 60.0
 """The dialogue's ``confirmation.EXPIRES`` (a service may not import another's modules; a

@@ -17,10 +17,10 @@ from bus.client import Bus, RequestTimeout
 from bus.liveness import Liveness
 from bus.message import new_id
 from bus.messages import Heartbeat, SpeakRequest, Spoken, TraceMark
+from services.base.names import SPEAKER
 from services.dialogue.intents.notifier import Notifier
 from services.dialogue.intents.phrases import duration, phrase
 from services.dialogue.intents.timers import Timer
-from services.names import SPEAKER
 
 log = logging.getLogger(__name__)
 

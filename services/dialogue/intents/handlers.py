@@ -17,7 +17,7 @@ from typing import Any
 from bus.errors import ErrorCode
 from bus.message import new_id
 from bus.messages import ToolSpec
-from services import phrases as catalog
+from services.base import phrases as catalog
 from services.dialogue.intents.phrases import duration, phrase, today
 from services.dialogue.intents.recognizer import Match
 from services.dialogue.intents.responses import render, timer_slots

@@ -21,6 +21,7 @@ from pathlib import Path
 from bus.client import Bus
 from bus.liveness import Liveness
 from bus.messages import ReminderRequest, ReminderSet, TraceMark, VolumeRequest
+from services.base.phrases import language
 from services.dialogue.history import Sessions
 from services.dialogue.intents.announcer import Announcer
 from services.dialogue.intents.handlers import BUILT_IN, Handlers, LocalAnswer
@@ -32,7 +33,6 @@ from services.dialogue.speech import Speech
 from services.dialogue.timing import Waits
 from services.dialogue.toolbox import Toolbox
 from services.dialogue.turn import TurnRequest, TurnResult
-from services.phrases import language
 
 log = logging.getLogger(__name__)
 

@@ -1,14 +1,14 @@
 """What a local answer says where Home Assistant's response templates have nothing for the
 language (Japanese beyond the time) or for the request ("what can you do", a timer that rings).
 
-Every phrase exists in every language of :data:`services.phrases.LANGUAGES`.
+Every phrase exists in every language of :data:`services.base.phrases.LANGUAGES`.
 """
 
 from __future__ import annotations
 
 import datetime
 
-from services.phrases import language
+from services.base.phrases import language
 
 PHRASES: dict[str, dict[str, str]] = {
     "capabilities": {

@@ -8,9 +8,9 @@ import pytest
 
 from bus.client import Bus
 from bus.messages import Heartbeat, QuestionRequest, Reply
+from services.base.names import BRAIN, DIALOGUE
 from services.brain.answers import Conflict, NoAnswer, Unavailable
 from services.brain.service import BrainBridge
-from services.names import BRAIN, DIALOGUE
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
 from tests.helpers.polling import until

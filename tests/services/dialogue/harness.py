@@ -24,10 +24,10 @@ from bus.messages import (
     Transcript,
     VolumeState,
 )
+from services.base.names import DIALOGUE, SPEAKER, TOOLS
 from services.dialogue.service import DialogueService
 from services.dialogue.settings import dialogue_settings
 from services.dialogue.speculation import Later, loop_later
-from services.names import DIALOGUE, SPEAKER, TOOLS
 from settings import Config
 from tests.helpers.llm_server import ScriptedLLM
 from tests.helpers.polling import until

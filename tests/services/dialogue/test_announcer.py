@@ -9,9 +9,9 @@ from bus.client import Bus
 from bus.endpoints import Endpoints
 from bus.liveness import Liveness
 from bus.messages import Heartbeat, SpeakRequest, Spoken
+from services.base.names import SPEAKER
 from services.dialogue.intents.announcer import ANNOUNCED_WITHIN, Announcer
 from services.dialogue.intents.timers import Timer
-from services.names import SPEAKER
 
 WAIT = ANNOUNCED_WITHIN / 3
 """Well short of the deadline after which an unplayed announcement is sent again anyway."""

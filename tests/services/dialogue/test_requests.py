@@ -7,8 +7,8 @@ import time
 from bus.endpoints import Endpoints
 from bus.errors import ErrorCode
 from bus.messages import QuestionRequest, Reply
+from services.base.phrases import apology
 from services.dialogue.requests import MAX_QUESTION
-from services.phrases import apology
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
 from tests.services.dialogue.harness import Harness, run

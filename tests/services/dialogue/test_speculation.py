@@ -13,7 +13,7 @@ from typing import Any
 
 from bus.endpoints import Endpoints
 from bus.messages import Error, Reply, SpeakRequest, Speculation, TraceMark
-from services.names import STT
+from services.base.names import STT
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
 from tests.services.dialogue.harness import NOW, Harness, run, until

@@ -11,7 +11,7 @@ import numpy as np
 
 from bus.client import Bus
 from bus.messages import SpeculativeTranscript, Utterance
-from services.names import STT
+from services.base.names import STT
 from tests.conftest import ConfigFolder
 from tests.helpers.busrun import with_buses
 from tests.helpers.pauses import RATE, speech16

@@ -21,7 +21,7 @@ from bus.messages import (
     TurnDropped,
     Utterance,
 )
-from services.phrases import APOLOGIES
+from services.base.phrases import APOLOGIES
 from services.stt.engine import Recognized, Stop, SttFailed, SttUnavailable, give_up_if
 from services.stt.service import SpeechToText
 from tests.helpers.busrun import with_buses

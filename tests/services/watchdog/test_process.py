@@ -9,7 +9,7 @@ import time
 from bus.client import Bus
 from bus.errors import ErrorCode
 from bus.messages import Error, Heartbeat, SpeakRequest, SpeechEnded, SpeechStarted, Spoken
-from services.phrases import apology
+from services.base.phrases import apology
 from services.watchdog.service import RESAY
 from tests.conftest import ConfigFolder
 from tests.helpers.broker import running_broker

@@ -12,7 +12,7 @@ import asyncio
 from datetime import timedelta
 
 from bus.messages import ClearHistoryRequest, HistoryCleared, ToolRequest
-from services.names import LOCAL_SESSION
+from services.base.names import LOCAL_SESSION
 from tests.helpers import llm_chunks as c
 from tests.helpers.assistant import Recorder
 from tests.helpers.hearing import transcribe

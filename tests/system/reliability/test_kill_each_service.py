@@ -26,7 +26,7 @@ from bus.messages import (
     ToolRequest,
     TraceMark,
 )
-from services.phrases import apology
+from services.base.phrases import apology
 from tests.helpers import llm_chunks as c
 from tests.helpers.assistant import Assistant, Recorder
 from tests.system.reliability.whole import QUESTION, Voice, hang_tool, pids

@@ -29,7 +29,7 @@ from bus.messages import (
     ToolRequest,
     Transcript,
 )
-from services.names import LOCAL_SESSION
+from services.base.names import LOCAL_SESSION
 from tests.helpers import llm_chunks as c
 from tests.helpers.browser import press, text_of, wait_until
 from tests.helpers.processes import Process

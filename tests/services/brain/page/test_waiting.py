@@ -4,9 +4,9 @@ session's next turn takes it or it lapses (the events the dialogue acts on), and
 from __future__ import annotations
 
 from bus.messages import BargeIn, HistoryCleared, ListenClosed, Reply, TraceMark
+from services.base.names import LOCAL_SESSION
 from services.brain.page.waiting import EXPIRES, MARGIN, PAGE_SESSION, Waiting
 from services.dialogue import confirmation
-from services.names import LOCAL_SESSION
 
 ASKED_AT = 1000.0
 

@@ -9,9 +9,9 @@ Text to speech goes as a :class:`SynthesizeRequest`; the speaker answers with
 :class:`TtsAudio` chunks instead of playing them.
 
 Shared here, not in either service: a service never imports another. And here, in the
-shared service base (``SHARED_BASE`` in ``tests/test_architecture.py``), not in a core
-such as ``network/``: it is bus code, a :class:`services.base.Service` that sends on the
-bus and subscribes to the answers, and the cores hold no bus code.
+shared service base (``services/base/``), not in a core such as ``network/``: it is bus
+code, a :class:`services.base.service.Service` that sends on the bus and subscribes to
+the answers, and the cores hold no bus code.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from bus.messages import (
     TurnDropped,
     Utterance,
 )
-from services.base import Service
+from services.base.service import Service
 from settings.schema import Config, WakeConfig
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ other language gets English.
 from __future__ import annotations
 
 from bus.errors import ErrorCode
-from services.names import DIALOGUE, MIC, SPEAKER, STT
+from services.base.names import DIALOGUE, MIC, SPEAKER, STT
 
 LANGUAGES = ("en", "it", "ja")
 FALLBACK = "en"

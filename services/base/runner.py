@@ -18,8 +18,8 @@ from bus.client import Bus
 from bus.endpoints import EndpointError, Endpoints
 from bus.logs import setup_logging
 from bus.process import add_common_arguments, connect, endpoints_of, load_or_exit
-from services import one_copy
-from services.heap import give_back_freed_memory
+from services.base import one_copy
+from services.base.heap import give_back_freed_memory
 from settings import Config, config_dir
 from settings.state import state_dir
 

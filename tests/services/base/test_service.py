@@ -12,7 +12,7 @@ from bus.client import Bus
 from bus.endpoints import Endpoints
 from bus.message import Message
 from bus.messages import Heartbeat, ToolCatalog, ToolCatalogRequest, ToolResult, Transcript
-from services.base import Service, Tasks
+from services.base.service import Service, Tasks
 from services.brain.service import BrainBridge
 from services.dialogue.service import DialogueService
 from services.mic.service import Listener
@@ -76,7 +76,7 @@ def test_messages_reach_their_handler_and_an_unhandled_one_is_dropped(
         serving.cancel()
         return seen
 
-    with caplog.at_level(logging.DEBUG, logger="services.base"):
+    with caplog.at_level(logging.DEBUG, logger="services.base.service"):
         seen = with_buses(module_broker, ["catalogs", "sender"], body)
     assert [type(m) for m in seen] == [ToolCatalog, Transcript]
     assert any(r.getMessage().endswith("no handler for tools.catalog.request, dropped")
@@ -132,7 +132,7 @@ def test_an_awaited_answer_goes_to_its_waiter_and_a_late_one_is_dropped_without_
         serving.cancel()
         return result, seen
 
-    with caplog.at_level(logging.DEBUG, logger="services.base"):
+    with caplog.at_level(logging.DEBUG, logger="services.base.service"):
         result, seen = with_buses(module_broker, ["awaits", "sender"], body)
     assert result.reply_to == "mine"
     assert [type(m) for m in seen] == [ToolCatalog], "no handler ran for the late result"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ctypes
 from pathlib import Path
 
-from services.heap import give_back_freed_memory
+from services.base.heap import give_back_freed_memory
 
 CHUNK = 64 * 1024
 """Below glibc's mmap threshold: freed chunks stay in the heap, as a loader's do."""
