@@ -31,7 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.turn import QUESTIONS, Answers
+from bench.turn import Answers
+from bench.turn_questions import QUESTIONS
 from tests.helpers.satellite_peer import LOUD
 from tests.helpers.satellite_rooms import Rooms, served_rooms, speech
 from tests.helpers.speech import CACHE
@@ -92,11 +93,11 @@ def main() -> None:
             served_rooms(Path(folder), (ROOM,), "wake = false", answers,
                       config=f"[vad]\nsilence = {args.window}\n") as rooms:
         for run in range(args.runs):
-            for question, answer in QUESTIONS[: args.questions]:
-                answers.current = answer
-                seconds = ask(rooms, question)
+            for question in QUESTIONS[: args.questions]:
+                answers.current = question.answer
+                seconds = ask(rooms, question.text)
                 figures.append(seconds)
-                print(f"  run {run + 1} {question[:40]!r}: {seconds:.3f} s", file=sys.stderr,
+                print(f"  run {run + 1} {question.text[:40]!r}: {seconds:.3f} s", file=sys.stderr,
                       flush=True)
     load = [round(x, 2) for x in os.getloadavg()]
     summary = {"window": args.window, "turns": len(figures),

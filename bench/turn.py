@@ -48,36 +48,15 @@ from typing import Any
 from bench.ear import Ear, hear_exchange, resample_to_ear
 from bench.processes import renice, rss_mb, wait_idle
 from bench.turn_config import config_text, merge, parse_settings, parse_variant, with_wake
+from bench.turn_questions import QUESTION_SETS, QUESTIONS, Question
 from bench.turn_stages import FIRST_ANSWER, FIRST_SOUND, TurnRecord, summarize
 from bench.wake import WORD
 from bus.messages import ListenClosed, Speaking, SpeechStarted
 from services.tts.pcm import TONE_SECONDS
 from tests.helpers import llm_chunks
 from tests.helpers.assistant import Assistant, Recorder
-from tests.helpers.speech import CACHE, read_wav, spoken
+from tests.helpers.speech import CACHE, read_wav
 
-QUESTIONS = [
-    ("What time is it?", "It is a quarter past ten in the morning."),
-    ("What's the weather like today?", "It is sunny and mild, about twenty degrees."),
-    ("Tell me a joke.", "I would tell you a chemistry joke, but I would get no reaction."),
-    ("How far is the moon from the earth?", "About three hundred and eighty thousand kilometres."),
-    ("Who wrote the novel Pride and Prejudice?", "Jane Austen wrote it, in eighteen thirteen."),
-    ("What is the capital of Australia?", "The capital of Australia is Canberra."),
-    ("How many minutes are there in a day?", "There are one thousand four hundred and forty."),
-    ("Could you tell me what the weather will be like in Rome tomorrow?",
-     "Tomorrow in Rome it will be cloudy, with some rain in the evening."),
-    ("Turn on the light in the kitchen, please.", "Sorry, I cannot control the lights yet."),
-    ("Please remind me to call my sister tomorrow at nine in the morning.",
-     "I cannot set reminders yet, but you could write it down."),
-]
-LOCAL_QUESTIONS = [
-    ("What time is it?", "It is a quarter past ten in the morning."),
-    ("What is the date today?", "Today is the first of December."),
-    ("What can you do?", "I can tell the time, the date and the weather, and set timers."),
-]
-"""Requests the local intents recognize: with ``intents.mode=off`` the scripted LLM
-answers them (its answer here), otherwise the dialogue does, with no LLM request."""
-QUESTION_SETS = {"all": QUESTIONS, "local": LOCAL_QUESTIONS}
 TONE_AND_GAP = TONE_SECONDS + 0.08
 """The acknowledgement tone and the silence after it (services/tts/pcm.py)."""
 TURN_TIMEOUT = 60.0
@@ -96,14 +75,14 @@ class Answers:
 
 
 async def ask(
-    assistant: Assistant, rec: Recorder, ear: Ear, question: str, answer: str, toned: bool,
+    assistant: Assistant, rec: Recorder, ear: Ear, question: Question, toned: bool,
     wake: bool = False,
 ) -> TurnRecord:
     """``wake``: the wake word is said first, and the mic closes before the next question."""
     assert assistant.card is not None and isinstance(assistant.llm.responder, Answers)
-    wav = spoken(f"{WORD} {question}" if wake else question)
+    wav = question.wav(WORD if wake else "")
     samples = resample_to_ear(*read_wav(wav))
-    assistant.llm.responder.current = answer
+    assistant.llm.responder.current = question.answer
     mark, started = ear.position(), time.time()
     play = asyncio.ensure_future(asyncio.to_thread(assistant.card.play, wav))
     began = await rec.until(SpeechStarted, lambda m: m.ts >= started, TURN_TIMEOUT)
@@ -113,7 +92,7 @@ async def ask(
     await play
     await rec.drain(0.2)  # late trace marks; the mic's deaf tail runs meanwhile
     messages = [m for m in rec.seen if m.turn == turn]
-    record = TurnRecord.from_messages(question, messages)
+    record = TurnRecord.from_messages(question.text, messages)
     stages = record.times
     if FIRST_SOUND in stages and FIRST_ANSWER in stages:
         toned = stages[FIRST_ANSWER] - stages[FIRST_SOUND] > TONE_SECONDS
@@ -130,7 +109,7 @@ async def ask(
 
 
 async def run_questions(
-    assistant: Assistant, runs: int, toned: bool, log: Any, questions: list[tuple[str, str]],
+    assistant: Assistant, runs: int, toned: bool, log: Any, questions: list[Question],
     wake: bool = False,
 ) -> list[TurnRecord]:
     assert assistant.card is not None
@@ -140,10 +119,10 @@ async def run_questions(
         async with Recorder(assistant, "bench") as rec:
             await rec.drain(1.0)
             for run in range(runs):
-                for question, answer in questions:
-                    record = await ask(assistant, rec, ear, question, answer, toned, wake)
+                for question in questions:
+                    record = await ask(assistant, rec, ear, question, toned, wake)
                     records.append(record)
-                    print(f"  run {run + 1} {question[:40]!r}: {record.line()}", file=log,
+                    print(f"  run {run + 1} {question.text[:40]!r}: {record.line()}", file=log,
                           flush=True)
     finally:
         ear.stop()
@@ -156,7 +135,7 @@ def run_once(
     runs: int,
     nice: int,
     log: Any,
-    questions: list[tuple[str, str]] = QUESTIONS,
+    questions: list[Question] = QUESTIONS,
 ) -> tuple[list[TurnRecord], dict[str, Any]]:
     """Start the assistant, ask every question ``runs`` times, measure it, stop it."""
     config = config_text(window, settings)
@@ -237,7 +216,9 @@ def main() -> None:
     parser.add_argument("--questions", choices=sorted(QUESTION_SETS), default="all",
                         help="all: the usual ten; local: only requests the local intents "
                         "answer (compare --variant llm:intents.mode=off --variant "
-                        "local:intents.mode=prefer: the LLM's share of the turn)")
+                        "local:intents.mode=prefer: the LLM's share of the turn); paused: ten "
+                        "questions with a natural pause, in English, Italian and Japanese "
+                        "(with --set intents.mode=off)")
     parser.add_argument("--wake", action="store_true",
                         help="measure every variant also with the wake word said before each "
                         "question (NAME+wake: [listen] mode = \"wake\"), interleaved")
