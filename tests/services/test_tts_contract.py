@@ -6,6 +6,7 @@ That both pass this one suite is what "the TTS service can be swapped" means.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Iterator
 
@@ -130,8 +131,12 @@ def test_controls_apply_before_the_reply_is_played(tts: RunningTTS) -> None:
     states = [m for m in got if isinstance(m, VolumeState)]
     assert [s.volume for s in states] == [0.5]
     assert got.index(states[0]) < next(i for i, m in enumerate(got) if isinstance(m, Speaking))
-    ratio = rms(tts.wav(quiet)[0]) / rms(tts.wav(loud)[0])
-    assert ratio == pytest.approx(0.5, abs=0.05)
+    # In dB, within 1.5 dB of half (-6.0 dB): Kokoro cuts a first piece into a head and a
+    # rest by the pace its decoder keeps (services/tts/kokoro/stream.py), so on a busy
+    # machine the two renditions of the sentence differ by up to a dB (0.555 was seen);
+    # one step less (0.6, -4.4 dB) or no volume at all (0 dB) is still told apart.
+    change = 20 * math.log10(rms(tts.wav(quiet)[0]) / rms(tts.wav(loud)[0]))
+    assert change == pytest.approx(20 * math.log10(0.5), abs=1.5)
 
 
 def test_unknown_controls_and_bad_directions_are_ignored(tts: RunningTTS) -> None:
