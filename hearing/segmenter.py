@@ -9,7 +9,9 @@ end-of-turn model finds complete, else ``silence``) or at ``max_utterance``.
 When the silence starts, a speculative copy of the utterance is offered
 (``Paused``); when the turn ends without speech resuming, the final utterance
 has exactly that audio, so a transcript of the copy is a transcript of the
-utterance. Speech after the end starts the next utterance: nothing is lost.
+utterance. When speech resumes instead, ``Resumed`` says that the copy is stale: its
+transcript, and an answer started on it, are wasted work on a busy CPU. Speech after
+the end starts the next utterance: nothing is lost.
 
 The end-of-turn model hears an utterance that went on after a pause as if it had been
 said without it (:meth:`Segmenter.judged`): Smart Turn takes a pause inside the
@@ -51,6 +53,14 @@ class Paused:
 
 
 @dataclass(frozen=True)
+class Resumed:
+    """Speech went on after a ``Paused``: that copy is not the utterance."""
+
+    start: int
+    """Sample position of the first voiced frame after the pause."""
+
+
+@dataclass(frozen=True)
 class Ended:
     """The utterance is complete: the silence window closed, or it reached its maximum."""
 
@@ -62,7 +72,7 @@ class Ended:
     """Cut at ``max_utterance`` while speech went on."""
 
 
-Event = Began | Paused | Ended
+Event = Began | Paused | Resumed | Ended
 
 
 class Segmenter:
@@ -95,6 +105,8 @@ class Segmenter:
         self.end = 0
         self.silent = 0
         self.announced = False
+        self.offered = False
+        """A ``Paused`` copy was offered for the silence under way."""
         self.pauses: list[tuple[int, int]] = []
         """(first, end) sample positions of each pause longer than ``kept_pause`` that the
         speech went on after."""
@@ -117,6 +129,9 @@ class Segmenter:
             self.voiced += self.position - first
             self.end = self.position
             self.silent = 0
+            if self.offered:
+                self.offered = False
+                events.append(Resumed(first))
             if not self.announced and self.voiced >= self.min_speech:
                 self.announced = True
                 events.append(Began(self.start))
@@ -124,6 +139,7 @@ class Segmenter:
             self.silent += self.position - first
             if self.announced and self.silent == self.position - first:
                 events.append(Paused(self._cut(), self.start, self.end))
+                self.offered = True
             step = self.position - first
             # (the shortened copy only for the frame the model hears: it judges once a pause)
             heard = ((self.judged() if self.endpointer.judges(self.silent, step) else self.audio)

@@ -30,6 +30,19 @@ class SpeechEnded(Message):
 
 @register
 @dataclass(frozen=True, kw_only=True)
+class SpeechResumed(Message):
+    """Speech went on after a pause for which a partial ``Utterance`` was sent: that copy,
+    its transcript and an answer started on it are stale (the turn goes on; its final
+    utterance, or a later partial, follows)."""
+
+    TOPIC = "audio.speech.resumed"
+    resumed_at: float
+    """Epoch time of the first voiced frame after the pause: a guess of the turn whose
+    ``speech_end`` is earlier is stale."""
+
+
+@register
+@dataclass(frozen=True, kw_only=True)
 class Utterance(Message):
     """One utterance of speech, PCM16 little-endian mono."""
 

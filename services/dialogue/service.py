@@ -24,6 +24,7 @@ from bus.messages import (
     ReminderRequest,
     Reply,
     SpeculativeTranscript,
+    SpeechResumed,
     Spoken,
     ToolCatalog,
     ToolCatalogRequest,
@@ -132,6 +133,9 @@ class DialogueService(Service):
     def _guess(self, msg: SpeculativeTranscript) -> None:
         self.voice.guess(msg)
 
+    def _speech_resumed(self, msg: SpeechResumed) -> None:
+        self.voice.speech_resumed(msg)
+
     def _error(self, msg: Error) -> None:
         if msg.service == STT and msg.turn:
             self.voice.no_words(msg.turn, "the STT failed")
@@ -217,6 +221,7 @@ class DialogueService(Service):
         ToolCatalog: _catalog,
         Transcript: _voice_turn,
         SpeculativeTranscript: _guess,
+        SpeechResumed: _speech_resumed,
         Error: _error,
         TurnDropped: _dropped,
         QuestionRequest: _text_turn,

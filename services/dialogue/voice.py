@@ -9,6 +9,7 @@ the service only routes the messages (``services/dialogue/service.py``).
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -21,6 +22,7 @@ from bus.messages import (
     Reply,
     SpeakRequest,
     SpeculativeTranscript,
+    SpeechResumed,
     Transcript,
 )
 from services.base.names import LOCAL_SESSION, SPEAKER
@@ -38,6 +40,8 @@ AUDIO_FRESH = 3.0
 """Seconds since the speaker's last heartbeat for voice turns to offer ``adjust_volume``."""
 SPECULATION_MARGIN = 5.0
 """Seconds a prepared answer waits beyond the longest utterance for its final transcript."""
+REMEMBERED = 16
+"""Turns whose latest resumption is kept (voice turns come one at a time)."""
 
 Spawn = Callable[[Coroutine[Any, Any, None]], object]
 
@@ -60,10 +64,15 @@ class VoiceTurns:
         # utterance's length and a window after it.
         expire = settings.longest_utterance + SPECULATION_MARGIN
         self.speculator = Speculator(bus, answering.speculative_turn, expire, later)
+        self.resumed: OrderedDict[str, float] = OrderedDict()
+        """Turn → when its speech last went on after a pause: an earlier guess is stale."""
 
     def guess(self, msg: SpeculativeTranscript) -> None:
         """The STT's guess while the user may still speak: start the answer's first round."""
         if not self.settings.speculative or msg.turn is None:
+            return
+        resumed = self.resumed.get(msg.turn)
+        if resumed is not None and msg.speech_end <= resumed:  # the user went on since
             return
         if self.state.confirmations.waiting(LOCAL_SESSION):  # the answer is a yes or a no
             return
@@ -73,6 +82,18 @@ class VoiceTurns:
         if not self.answering.by.local.answers(request):  # no LLM round for it
             busy = self.state.sessions.lock(request.session).locked()
             self.speculator.guess(request, busy)
+
+    def speech_resumed(self, msg: SpeechResumed) -> None:
+        """The user went on speaking after the pause the pending guess was made at: its
+        answer will not be the one (the final question has more words), and synthesizing
+        it would hold the CPU that the transcription of the whole question needs."""
+        if msg.turn is None:
+            return
+        self.resumed[msg.turn] = msg.resumed_at
+        self.resumed.move_to_end(msg.turn)
+        while len(self.resumed) > REMEMBERED:
+            self.resumed.popitem(last=False)
+        self.speculator.drop("the user went on speaking", msg.turn)
 
     def transcript(self, msg: Transcript) -> None:
         """The final words of a voice turn: answer them, or say why there is nothing to."""

@@ -1,5 +1,6 @@
 """Heard audio into turns on the bus: whole frames through Silero and the segmenter, then
-``SpeechStarted``, partial and whole ``Utterance``s and ``SpeechEnded``. A turn whose
+``SpeechStarted``, partial and whole ``Utterance``s (``SpeechResumed`` when speech goes on
+after a partial) and ``SpeechEnded``. A turn whose
 audio stops (the mic deaf or closed, the stream reopened) is dropped (``TurnDropped``)."""
 
 from __future__ import annotations
@@ -8,10 +9,17 @@ import logging
 
 from bus.client import Bus
 from bus.message import new_id
-from bus.messages import SpeculativeTranscript, SpeechEnded, SpeechStarted, TurnDropped, Utterance
+from bus.messages import (
+    SpeculativeTranscript,
+    SpeechEnded,
+    SpeechResumed,
+    SpeechStarted,
+    TurnDropped,
+    Utterance,
+)
 from hearing.endpointing import TurnModel
 from hearing.frames import SpeechFrames
-from hearing.segmenter import Began, Ended, Event, Paused, Segmenter
+from hearing.segmenter import Began, Ended, Event, Paused, Resumed, Segmenter
 from hearing.vad import RATE, SpeechScorer
 from services.mic.barge_in import BargeIns
 from services.mic.gate import Gate
@@ -94,7 +102,10 @@ class Turns:
         if isinstance(event, Began):
             self._began(event)
             return
-        if self.turn is None:  # cannot happen: Paused/Ended only follow Began
+        if self.turn is None:  # cannot happen: the other events only follow Began
+            return
+        if isinstance(event, Resumed):
+            self.bus.publish(SpeechResumed(resumed_at=self._epoch(event.start), turn=self.turn))
             return
         duration = len(event.pcm) / 2 / RATE
         speech_end = self._epoch(event.end)

@@ -24,6 +24,7 @@ from bus.messages import (
     Error,
     SpeakRequest,
     SpeculativeTranscript,
+    SpeechResumed,
     Transcript,
     TurnDropped,
     Utterance,
@@ -121,6 +122,14 @@ class SpeechToText(Service):
         job.task.add_done_callback(_consume)
         job.task.add_done_callback(lambda _: self._guessed(job))
         self.jobs[utterance.turn or ""] = job
+
+    def on_resumed(self, msg: SpeechResumed) -> None:
+        """Speech went on after the partial: its guess is stale. A queued run never starts,
+        a running one gives up before its next step and publishes nothing, and the CPU is
+        free for the next partial (the whole question)."""
+        job = self.jobs.get(msg.turn or "")
+        if job is not None and job.utterance.speech_end <= msg.resumed_at:
+            self._drop(self.jobs.pop(msg.turn or ""))
 
     def _guessed(self, job: Job) -> None:
         """Publish a speculative run's text, unless its final came first or it was superseded
@@ -233,7 +242,7 @@ class SpeechToText(Service):
             self._drop(job)
         self.tasks.cancel()
 
-    HANDLERS = {Utterance: on_utterance}
+    HANDLERS = {Utterance: on_utterance, SpeechResumed: on_resumed}
 
 
 def _bad_audio(utterance: Utterance, max_seconds: float) -> str:

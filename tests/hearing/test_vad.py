@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from hearing.convert import decode_file
-from hearing.segmenter import Began, Ended, Event, Paused, Segmenter
+from hearing.segmenter import Began, Ended, Event, Paused, Resumed, Segmenter
 from hearing.vad import FRAME, RATE, SpeechScorer, load_scorer, to_float
 from settings.schema import VadConfig
 from tests.helpers.speech import speech_bounds, spoken
@@ -85,6 +85,12 @@ def test_a_pause_shorter_than_the_window_keeps_one_utterance(scorer: SpeechScore
     assert len(paused) >= 2  # a speculative copy at the pause, superseded when speech resumed
     assert paused[-1].pcm == ended.pcm
     assert paused[0].end < ended.end
+    # Each copy but the last is followed by the word that speech went on, after its end: the
+    # copy's guess is stale. The last one's utterance ended instead.
+    after = [type(e) for e in events[1:]]
+    assert after == [Paused, Resumed] * (len(paused) - 1) + [Paused, Ended]
+    resumed = [e for e in events if isinstance(e, Resumed)]
+    assert all(copy.end < went_on.start for copy, went_on in zip(paused, resumed, strict=False))
 
 
 @pytest.mark.parametrize("kind", ["white", "brown"])

@@ -178,10 +178,14 @@ class Harness:
         self.client.publish(Transcript(text=text, lang=lang, turn=turn))
         return turn
 
-    def guess(self, text: str, turn: str | None = None, lang: str = "en") -> str:
+    def guess(
+        self, text: str, turn: str | None = None, lang: str = "en", speech_end: float = 0.0
+    ) -> str:
         """Publish the STT's guess of a voice turn (before its transcript); returns the turn."""
         turn = turn or new_id()
-        self.client.publish(SpeculativeTranscript(text=text, lang=lang, turn=turn))
+        self.client.publish(
+            SpeculativeTranscript(text=text, lang=lang, speech_end=speech_end, turn=turn)
+        )
         return turn
 
     async def voice(self, text: str, lang: str = "en") -> TurnRecord:

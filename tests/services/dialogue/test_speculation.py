@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from bus.endpoints import Endpoints
-from bus.messages import Error, Reply, SpeakRequest, Speculation, TraceMark
+from bus.messages import Error, Reply, SpeakRequest, Speculation, SpeechResumed, TraceMark
 from services.base.names import STT
 from tests.helpers import llm_chunks as c
 from tests.helpers.llm_server import ScriptedLLM
@@ -108,6 +108,38 @@ def test_speech_that_resumed_drops_the_guess_and_answers_the_whole_question(
     *_, last = llm.requests
     assert history(last) == [("user", "What is the capital of Australia?"),
                              ("assistant", "Canberra.")]
+
+
+def test_speech_going_on_after_the_guess_drops_its_answer_at_once(
+    module_broker: Endpoints, llm: ScriptedLLM
+) -> None:
+    """Issue 29: the answer to the guess of a pause was synthesized while the user said the
+    rest of the question, and the STT's run on the whole question shared the CPU with it.
+    The mic's ``SpeechResumed`` drops it at once; a guess of that pause arriving late
+    prepares nothing; a guess made after it does."""
+    llm.responder = answer_by_question
+
+    async def body(h: Harness) -> None:
+        turn = h.guess("What is the capital of", speech_end=100.0)
+        stale = await h.next(SpeakRequest, lambda s: s.turn == turn)
+        assert (stale.text, stale.speculative) == ("The capital of what?", True)
+        h.client.publish(SpeechResumed(resumed_at=100.5, turn=turn))
+        verdict = await h.next(Speculation, lambda s: s.turn == turn)
+        assert not verdict.confirmed  # with no final transcript yet
+        asked = len(llm.requests)
+        h.guess("What is the capital of", turn=turn, speech_end=100.0)  # late, stale
+        h.guess("What is the capital of Australia?", turn=turn, speech_end=101.8)
+        fresh = await h.next(SpeakRequest, lambda s: s.turn == turn)
+        assert (fresh.text, fresh.speculative) == ("Canberra.", True)
+        assert [user_texts(r)[-1] for r in llm.requests[asked:]] == [
+            "What is the capital of Australia?"]
+        h.say("What is the capital of Australia?", turn=turn)
+        record = await h.reply(turn)
+        # dropped when the speech went on, then the newer guess's answer confirmed
+        assert [v.confirmed for v in record.of(Speculation)] == [False, True]
+        assert record.reply.text == "Canberra."
+
+    run(module_broker, llm, body)
 
 
 def test_a_tool_call_in_the_guessed_round_waits_for_the_confirmation(

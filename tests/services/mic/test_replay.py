@@ -6,9 +6,10 @@ from pathlib import Path
 
 import numpy as np
 
-from bus.messages import SpeechEnded, SpeechStarted, Utterance
+from bus.messages import SpeechEnded, SpeechResumed, SpeechStarted, Utterance
 from tests.conftest import ConfigFolder
 from tests.helpers.mic_replay import replayed
+from tests.helpers.pauses import RATE, split
 from tests.helpers.processes import Process
 from tests.helpers.speech import read_wav, spoken, write_wav
 
@@ -62,3 +63,30 @@ def test_a_file_that_is_not_audio_fails_with_its_name(
                   log_dir=tmp_path)
     assert mic.popen.wait(30) == 2
     assert f"{bad}: cannot" in mic.output()
+
+
+def test_speech_that_goes_on_after_a_partial_says_so_before_the_next_one(
+    broker: Process, config_folder: ConfigFolder, tmp_path: Path
+) -> None:
+    """Issue 29: the partial at a pause inside the question is stale once the speech goes
+    on; ``SpeechResumed`` says so at once (the STT stops its guess, the dialogue the answer
+    it started), between that partial and the next."""
+    paused = split("Set a timer for ten minutes.", 3)
+    pad = np.zeros(RATE // 2, dtype=np.float32)
+    clip = write_wav(tmp_path / "paused.wav",
+                     np.concatenate([pad, paused.with_pause(0.5), pad, pad, pad]), RATE)
+
+    got = replayed(config_folder, [clip], tmp_path)
+    kinds = [type(m).__name__ for m in got]
+    assert kinds[0] == "SpeechStarted" and kinds[-2:] == ["SpeechEnded", "Utterance"], kinds
+    resumed = [m for m in got if isinstance(m, SpeechResumed)]
+    partials = [m for m in got if isinstance(m, Utterance) and m.partial]
+    assert resumed and len(partials) == len(resumed) + 1, kinds
+    for went_on in resumed:  # right after the partial it makes stale
+        stale = got[got.index(went_on) - 1]
+        assert isinstance(stale, Utterance) and stale.partial
+        assert stale.speech_end < went_on.resumed_at < partials[-1].speech_end
+        assert went_on.turn == got[0].turn
+    # The pause itself (0.5 s) is among them: the first partial is the words before it.
+    assert any(went_on.resumed_at - partials[n].speech_end > 0.4
+               for n, went_on in enumerate(resumed))

@@ -17,6 +17,7 @@ from bus.messages import (
     Error,
     SpeakRequest,
     SpeculativeTranscript,
+    SpeechResumed,
     Transcript,
     TurnDropped,
     Utterance,
@@ -68,8 +69,10 @@ def audio(tag: int) -> bytes:
     return bytes([tag, 0]) * 16000
 
 
-def utterance(turn: str, pcm: bytes, *, partial: bool = False, rate: int = 16000) -> Utterance:
-    return Utterance(pcm=pcm, rate=rate, duration=1.0, speech_end=0.0, partial=partial, turn=turn)
+def utterance(turn: str, pcm: bytes, *, partial: bool = False, rate: int = 16000,
+              speech_end: float = 0.0) -> Utterance:
+    return Utterance(pcm=pcm, rate=rate, duration=1.0, speech_end=speech_end, partial=partial,
+                     turn=turn)
 
 
 Body = Callable[[SpeechToText, ScriptedBackend, Bus], Awaitable[None]]
@@ -350,3 +353,38 @@ def test_an_utterance_without_words_drops_the_turn(module_broker: Endpoints) -> 
         assert isinstance(dropped, TurnDropped) and dropped.reason == "no-speech"
 
     run(module_broker, answers, body)
+
+
+def test_speech_going_on_after_the_partial_stops_its_guess_at_once(
+    module_broker: Endpoints,
+) -> None:
+    """Issue 29: the guess of a pause ran to its end while the user was already saying the
+    rest, and its answer was synthesized meanwhile; the whole question's run, at the next
+    pause, then shared the CPU with both (2.4 s instead of 0.4 s). ``SpeechResumed`` stops
+    the stale guess when the speech goes on, before any newer partial: nothing of it is
+    published. A resumption older than a guess does not touch it."""
+    answers: dict[bytes, Recognized | Exception] = {
+        audio(1): Recognized("What's the weather like in Rome?", "en"),
+        audio(2): Recognized("What's the weather like in Rome tomorrow?", "en"),
+    }
+
+    async def body(stt: SpeechToText, backend: ScriptedBackend, test: Bus) -> None:
+        backend.gate.clear()  # the guess of the pause is running
+        test.publish(utterance("t1", audio(1), partial=True, speech_end=10.0))
+        await until(lambda: backend.heard == [audio(1)], "the guess of the pause running")
+        test.publish(SpeechResumed(resumed_at=9.0, turn="t1"))  # before that pause: no news
+        test.publish(SpeechResumed(resumed_at=10.6, turn="t2"))  # another turn's
+        test.publish(SpeechResumed(resumed_at=10.6, turn="t1"))
+        [stale] = backend.stops
+        await until(lambda: stale is not None and stale.is_set(), "the stale guess stopped")
+        assert "t1" not in stt.jobs
+        backend.gate.set()
+        test.publish(utterance("t1", audio(2), partial=True, speech_end=12.0))
+        test.publish(utterance("t1", audio(2), speech_end=12.0))
+        got = [await next_for(test, "t1"), await next_for(test, "t1")]
+        assert [type(m) for m in got] == [SpeculativeTranscript, Transcript]
+        assert all(isinstance(m, SpeculativeTranscript | Transcript)
+                   and m.text == "What's the weather like in Rome tomorrow?" for m in got)
+
+    backend = run(module_broker, answers, body)
+    assert backend.heard == [audio(1), audio(2)]
