@@ -118,7 +118,7 @@ class WhisperGuess:
     punctuation and mistakes included (cached: each variant hears the same pauses)."""
 
     def __init__(self, languages: list[str]) -> None:
-        from services.stt.embedded import EmbeddedWhisper
+        from hearing.stt.embedded import EmbeddedWhisper
         from settings.schema import WhisperConfig
 
         self.stt = EmbeddedWhisper(WhisperConfig(), languages)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from hearing.convert import decode_file
-from services.stt.embedded import EmbeddedWhisper
+from hearing.stt.embedded import EmbeddedWhisper
 from settings.schema import WhisperConfig
 from tests.helpers.speech import spoken
 from tests.helpers.words import words

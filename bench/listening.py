@@ -73,7 +73,7 @@ def bench_vad(seconds: float = 20.0) -> dict[str, Any]:
 
 
 def bench_stt(runs: int) -> dict[str, Any]:
-    from services.stt.embedded import EmbeddedWhisper
+    from hearing.stt.embedded import EmbeddedWhisper
 
     out: dict[str, Any] = {}
     for beam in (1, 5):

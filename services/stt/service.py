@@ -29,13 +29,12 @@ from bus.messages import (
     TurnDropped,
     Utterance,
 )
-from hearing.stt_choice import spoken_languages
+from hearing.stt.backends import backend_problems, open_backend
+from hearing.stt.engine import Backend, Recognized, SttFailed, SttUnavailable, Superseded
 from services.base.names import STT
 from services.base.phrases import apology
-from services.base.runner import nothing_to_check
+from services.base.runner import ServiceMain, StartupError, load_in_thread
 from services.base.service import Service
-from services.stt.backends import open_backend
-from services.stt.engine import Backend, Recognized, SttFailed, SttUnavailable, Superseded
 from services.stt.text import spoken_words
 from settings.schema import Config
 
@@ -54,9 +53,7 @@ class Job:
 async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     """Open the backend of ``[whisper]``, then transcribe until stopped."""
     SpeechToText.subscribe(bus)  # now: utterances that come while the model loads wait
-    backend = await open_backend(config.whisper, bus.set_state, spoken_languages(config))
-    if backend.name == "embedded":
-        bus.set_state("ready")
+    backend = await open_backend(config, bus.set_state, load_in_thread)
     stt = SpeechToText(
         bus,
         backend,
@@ -265,5 +262,9 @@ def _consume(task: asyncio.Task[Recognized]) -> None:
         task.exception()
 
 
-start = nothing_to_check(serve)
-"""Nothing to check before the bus: every check is in :func:`serve`."""
+def start(config: Config, args: argparse.Namespace) -> ServiceMain:
+    """``[whisper] backend`` names a backend there is (a bad name is a config error, not a
+    reason to restart); whether it can work is found out after the bus is reached."""
+    for problem in backend_problems(config.whisper):
+        raise StartupError(f"stt: {problem}")
+    return serve

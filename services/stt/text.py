@@ -1,5 +1,5 @@
 """What Whisper answers, made fit for the rest of the system: the spoken words (its language
-names as ISO codes: ``hearing/whisper_languages.py``)."""
+names as ISO codes: ``hearing/stt/languages.py``)."""
 
 from __future__ import annotations
 

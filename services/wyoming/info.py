@@ -9,7 +9,6 @@ may name), and the mic's wake word model when the wake word is installed.
 from __future__ import annotations
 
 from importlib import metadata
-from pathlib import Path
 
 from wyoming.info import (
     AsrModel,
@@ -22,7 +21,7 @@ from wyoming.info import (
     WakeProgram,
 )
 
-from hearing.stt_choice import choose, recognized_languages
+from hearing.stt.backends import choose, recognized_languages
 from services.base.speech_bridge import voice_languages
 from settings.schema import Config
 
@@ -37,10 +36,8 @@ def _version() -> str | None:
 
 
 def asr_model_name(config: Config) -> str:
-    whisper = config.whisper
-    if choose(whisper, answering=False).kind == "embedded":
-        return f"faster-whisper {whisper.embedded_model}"
-    return Path(whisper.model).stem
+    """The model of the backend a start would choose (``hearing/stt/backends.py``)."""
+    return choose(config.whisper).kind.model_name(config.whisper)
 
 
 def describe(config: Config, wake: tuple[str, str] | None) -> Info:

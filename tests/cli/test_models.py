@@ -19,7 +19,7 @@ import pytest
 from desktop_assistant.cli import main
 from desktop_assistant.commands import models
 from desktop_assistant.doctor.voices import check_tts
-from services.stt.packaged import PackagedModelError, model_source
+from hearing.stt.packaged import PackagedModelError, model_source
 from services.tts.kokoro import blends
 from services.tts.kokoro.blends import voice_problems
 from services.tts.kokoro.embedded import voices_file

@@ -7,8 +7,11 @@ backend's answers and failures, fast and on any machine.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 from collections.abc import Awaitable, Callable
+
+import pytest
 
 from bus.client import Bus
 from bus.endpoints import Endpoints
@@ -22,9 +25,11 @@ from bus.messages import (
     TurnDropped,
     Utterance,
 )
+from hearing.stt.engine import Recognized, Stop, SttFailed, SttUnavailable, give_up_if
 from services.base.phrases import APOLOGIES
-from services.stt.engine import Recognized, Stop, SttFailed, SttUnavailable, give_up_if
-from services.stt.service import SpeechToText
+from services.base.runner import StartupError
+from services.stt.service import SpeechToText, serve, start
+from settings.schema import Config
 from tests.helpers.busrun import with_buses
 from tests.helpers.polling import until
 
@@ -34,8 +39,6 @@ OUT = (Transcript, SpeculativeTranscript, Error, SpeakRequest, TurnDropped)
 
 class ScriptedBackend:
     """Answers each audio with what the test scripted for it; runs wait while ``gate`` is shut."""
-
-    name = "scripted"
 
     def __init__(self, answers: dict[bytes, Recognized | Exception]) -> None:
         self.answers = answers
@@ -388,3 +391,13 @@ def test_speech_going_on_after_the_partial_stops_its_guess_at_once(
 
     backend = run(module_broker, answers, body)
     assert backend.heard == [audio(1), audio(2)]
+
+
+def test_a_backend_nobody_registered_stops_the_start_naming_the_known_ones() -> None:
+    config = Config.model_validate({"whisper": {"backend": "vosk"}})
+    with pytest.raises(StartupError, match="stt: unknown \\[whisper\\] backend 'vosk'; known: "
+                                           "auto, server, embedded") as refused:
+        start(config, argparse.Namespace())
+    assert refused.value.code == 2  # a bad config: a supervisor does not restart it
+    assert start(Config.model_validate({"whisper": {"backend": "embedded"}}),
+                 argparse.Namespace()) is serve

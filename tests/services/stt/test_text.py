@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from faster_whisper.tokenizer import _LANGUAGE_CODES
 
-from hearing.whisper_languages import CODES, iso_code
+from hearing.stt.languages import CODES, iso_code
 from services.stt.text import spoken_words
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hearing.whisper_languages import CODES
+from hearing.stt.languages import CODES
 from services.wyoming.info import describe
 from settings.schema import Config
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from bus.messages import SpeakRequest, Spoken, TraceMark
-from services.stt.packaged import model_source
+from hearing.stt.packaged import model_source
 from tests.helpers.assistant import Assistant, Recorder
 from tests.helpers.whisper_process import Whisper
 from tests.helpers.words import recall, words

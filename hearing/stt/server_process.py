@@ -11,7 +11,7 @@ import signal
 import time
 from collections.abc import Callable
 
-from services.stt.server_client import WhisperServerClient
+from hearing.stt.server_client import WhisperServerClient
 from settings.schema import WhisperConfig
 
 log = logging.getLogger(__name__)

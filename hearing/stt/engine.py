@@ -40,7 +40,7 @@ def give_up_if(stop: Stop | None) -> None:
 
 
 class Backend(Protocol):
-    name: str
+    """An opened backend (``hearing/stt/backends.py`` opens the one the config leads to)."""
 
     async def transcribe(
         self, pcm: bytes, rate: int, usual: str | None = None, stop: Stop | None = None

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from services.stt.packaged import BASE_SIZE, base_files, model_folder
+from hearing.stt.packaged import BASE_SIZE, base_files, model_folder
 
 
 def open_memory_files() -> list[str]:

@@ -1,7 +1,7 @@
 """Whisper's languages: the names whisper-server reports and their ISO codes.
 
 Shared by the STT (which turns what Whisper says into codes) and by what reports the STT
-from outside (``hearing/stt_choice.py``: the languages it chooses among).
+from outside (``hearing/stt/backends.py``: the languages it chooses among).
 """
 
 from __future__ import annotations

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from hearing.convert import decode_file
-from services.stt.embedded import EmbeddedWhisper
-from services.stt.engine import Superseded
-from services.stt.scoring import loops
-from services.stt.short_window import ShortWindow
+from hearing.stt.embedded import EmbeddedWhisper
+from hearing.stt.engine import Superseded
+from hearing.stt.scoring import loops
+from hearing.stt.short_window import ShortWindow
 from settings.schema import WhisperConfig
 from tests.helpers.speech import spoken
 from tests.helpers.words import recall, words

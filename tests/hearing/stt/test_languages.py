@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bench.languages import audio, tokens
-from services.stt.embedded import EmbeddedWhisper
+from hearing.stt.embedded import EmbeddedWhisper
 from settings.schema import WhisperConfig
 from tests.helpers.words import recall
 

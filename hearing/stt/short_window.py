@@ -59,8 +59,8 @@ from ctranslate2 import StorageView
 from faster_whisper.tokenizer import Tokenizer
 from faster_whisper.transcribe import get_compression_ratio, get_suppressed_tokens
 
-from services.stt.engine import Stop, give_up_if
-from services.stt.scoring import in_own_script, runs_on, total_logprob
+from hearing.stt.engine import Stop, give_up_if
+from hearing.stt.scoring import in_own_script, runs_on, total_logprob
 
 log = logging.getLogger(__name__)
 

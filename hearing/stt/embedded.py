@@ -7,15 +7,24 @@ import logging
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hearing.whisper_languages import iso_code
-from services.stt.engine import Recognized, Stop, SttFailed, give_up_if
-from services.stt.packaged import BASE_LABEL, MULTILINGUAL, model_folder
-from services.stt.short_window import Heard, ShortWindow
-from settings.schema import WhisperConfig
+from hearing.stt.backends import Load, Readiness, Report, spoken_languages
+from hearing.stt.engine import Backend, Recognized, Stop, SttFailed, give_up_if
+from hearing.stt.languages import CODES, iso_code
+from hearing.stt.packaged import (
+    BASE_LABEL,
+    MULTILINGUAL,
+    NAMES,
+    PackagedModelError,
+    model_folder,
+    model_source,
+)
+from hearing.stt.short_window import Heard, ShortWindow
+from settings.schema import Config, WhisperConfig
 
 log = logging.getLogger(__name__)
 logging.getLogger("faster_whisper").setLevel(logging.WARNING)  # one INFO line per utterance
@@ -32,9 +41,46 @@ class EmbeddedWhisper:
     ``languages`` are those the assistant can answer in (its voice tables): a
     multilingual model with ``[whisper] language = "auto"`` chooses among them
     for each utterance, since Whisper's free choice among its 99 languages is
-    often wrong on a short question. Empty: any language Whisper knows."""
+    often wrong on a short question. Empty: any language Whisper knows.
 
-    name = "embedded"
+    Registered in :data:`hearing.stt.backends.BACKENDS` as ``embedded``: the classmethods
+    are its door."""
+
+    @classmethod
+    def readiness(cls, config: WhisperConfig, live: bool) -> Readiness:
+        """The packaged model (or the folder ``[whisper] embedded_model`` names) is there."""
+        name = config.embedded_model or MULTILINGUAL
+        try:
+            path, files = model_source(name)
+        except (PackagedModelError, ImportError) as exc:  # a package is missing or broken
+            return Readiness(False, f"no embedded model {name!r}: {exc}",
+                             "run ./bootstrap setup (installs the packaged models) or set "
+                             "[whisper]")
+        if files is None and not (Path(path) / "model.bin").is_file():
+            what = "packaged" if name in NAMES else "[whisper] embedded_model"
+            return Readiness(False, f"{what} {name}: no CTranslate2 model.bin in {path}",
+                             f"set [whisper] embedded_model to {' or '.join(NAMES)}, or a "
+                             "CTranslate2 folder")
+        return Readiness(True, f"embedded faster-whisper {path if files else name + ' ' + path}")
+
+    @classmethod
+    def model_name(cls, config: WhisperConfig) -> str:
+        return f"faster-whisper {config.embedded_model}"
+
+    @classmethod
+    def auto_languages(cls, config: Config) -> list[str]:
+        """Those of the voices Whisper knows; English alone with an English-only model."""
+        if config.whisper.embedded_model.endswith(".en"):
+            return ["en"]
+        return [code for code in spoken_languages(config) if code in CODES.values()]
+
+    @classmethod
+    async def open(
+        cls, config: WhisperConfig, report: Report, languages: Sequence[str], load: Load
+    ) -> Backend:
+        backend: EmbeddedWhisper = await load(cls, config, languages)  # SIGTERM does not wait
+        report("ready", "")
+        return backend
 
     def __init__(self, config: WhisperConfig, languages: Sequence[str] = ()) -> None:
         from faster_whisper import WhisperModel

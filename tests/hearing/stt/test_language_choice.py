@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from bench.languages import audio, tokens
-from services.stt.embedded import EmbeddedWhisper
-from services.stt.short_window import Heard
+from hearing.stt.embedded import EmbeddedWhisper
+from hearing.stt.short_window import Heard
 from settings.schema import WhisperConfig
 from tests.helpers.words import recall
 

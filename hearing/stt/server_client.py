@@ -9,8 +9,8 @@ from typing import Any
 
 import httpx
 
-from hearing.whisper_languages import iso_code
-from services.stt.engine import Recognized, Stop, SttFailed, SttUnavailable, give_up_if
+from hearing.stt.engine import Recognized, Stop, SttFailed, SttUnavailable, give_up_if
+from hearing.stt.languages import iso_code
 from settings.schema import WhisperConfig
 
 log = logging.getLogger(__name__)
@@ -28,8 +28,6 @@ def wav_bytes(pcm: bytes, rate: int) -> bytes:
 
 
 class WhisperServerClient:
-    name = "server"
-
     def __init__(self, config: WhisperConfig) -> None:
         self.url = f"http://{config.host}:{config.port}"
         self.language = config.language
