@@ -99,17 +99,25 @@ class WakeDetector(Protocol):
 ENGINES: dict[str, str] = {
     "microwakeword": "hearing.micro_wake_word:MicroWakeWordDetector",
     "openwakeword": "hearing.open_wake_word:OpenWakeWordDetector",
+    "either": "hearing.either_wake:EitherDetector",
 }
 """``[wake] engine`` -> the class that hears it (imported only when chosen: an engine's
 package loads its runtime)."""
+
+
+def wake_problems(config: WakeConfig) -> list[str]:
+    """Why the mic would refuse to start (``config check`` says the same first)."""
+    if config.engine in ENGINES:
+        return []
+    return [f"unknown [wake] engine {config.engine!r}; known: {', '.join(ENGINES)}"]
 
 
 def open_wake(config: WakeConfig) -> WakeDetector:
     """The detector of ``[wake] engine``. Raises :class:`WakeWordMissing` when its package
     is not installed, ValueError for an engine that is not in :data:`ENGINES`, and what the
     engine raises for a model it cannot load."""
-    if config.engine not in ENGINES:
-        raise ValueError(f"unknown [wake] engine {config.engine!r}; known: {', '.join(ENGINES)}")
+    for problem in wake_problems(config):
+        raise ValueError(problem)
     module, _, name = ENGINES[config.engine].partition(":")
     engine: Callable[[WakeConfig], WakeDetector] = getattr(importlib.import_module(module), name)
     return engine(config)

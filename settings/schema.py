@@ -182,7 +182,9 @@ class ListenConfig(Table):
 class WakeConfig(Table):
     engine: str = "microwakeword"
     """What hears the word (``hearing/wake.py`` lists the engines): ``microwakeword`` (the
-    ``pymicro-wakeword`` package) or ``openwakeword`` (``pyopen-wakeword``)."""
+    ``pymicro-wakeword`` package), ``openwakeword`` (``pyopen-wakeword``: hears more in
+    steady noise, later, at 30 times the CPU) or ``either`` (both, the word heard when one
+    does: the most in a noisy room, with both engines' near words)."""
     model: str = "okay_nabu"
     """A model the engine's package ships (``okay_nabu``, ``hey_jarvis``, ``hey_mycroft``,
     ``alexa``; openWakeWord also ``hey_rhasspy``) or the path of a model file
@@ -201,6 +203,8 @@ class WakeConfig(Table):
     def _model_is_known(self) -> WakeConfig:
         """The model is one the engine's package ships, or a file of the engine's kind
         (an engine without an entry in :data:`WAKE_MODELS` checks its own)."""
+        if self.engine == "either":
+            return self._both_engines_fit()
         if self.engine not in WAKE_MODELS:
             return self
         model, (_, suffix) = self.model, WAKE_MODELS[self.engine]
@@ -213,6 +217,22 @@ class WakeConfig(Table):
             raise ValueError(
                 f"unknown {self.engine} model {model!r}; known: {', '.join(known) or 'none'}"
                 f" (or the path of a model's {suffix} file)"
+            )
+        return self
+
+    def _both_engines_fit(self) -> WakeConfig:
+        """``either`` runs both engines on one model name, each with its own cutoff."""
+        if self.cutoff or self.window:
+            raise ValueError(
+                'engine = "either" takes each engine\'s own cutoff and window (their scores '
+                "are not on one scale): leave cutoff and window at 0"
+            )
+        both = sorted(set(shipped_wake_models("microwakeword"))
+                      & set(shipped_wake_models("openwakeword")))
+        if self.model not in both:
+            raise ValueError(
+                f'engine = "either" needs a model both engines ship; {self.model!r} is not '
+                f"one (known: {', '.join(both) or 'none'})"
             )
         return self
 

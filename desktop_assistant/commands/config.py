@@ -29,6 +29,7 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     if args.action == "check":
         from hearing.stt.backends import backend_problems
+        from hearing.wake import wake_problems
         from services.tts.kokoro.blends import voice_problems
         from settings.checks import extra_checks
         from settings.llm_url import llm_problems
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
 
         # what each service checks before it starts, so that a config passing here starts
         rules = startup_problems(config) + voice_problems(config) + llm_problems(config)
-        rules += backend_problems(config.whisper)
+        rules += backend_problems(config.whisper) + wake_problems(config.wake)
         problems = extra_checks(folder) + [f"{folder / 'config.toml'}: {p}" for p in rules]
         for problem in problems:
             print(problem, file=sys.stderr)

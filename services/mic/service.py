@@ -29,7 +29,8 @@ from bus.messages import (
     TurnDropped,
 )
 from hearing.convert import AudioFileError
-from services.base.runner import nothing_to_check
+from hearing.wake import wake_problems
+from services.base.runner import ServiceMain, StartupError
 from services.base.service import Service
 from services.mic.backends import Backends, load_backends
 from services.mic.barge_in import BargeIns
@@ -156,5 +157,9 @@ async def serve(bus: Bus, config: Config, args: argparse.Namespace) -> None:
     await listener.hear_all(capture(config.card, card_reporter(bus)), monitor)
 
 
-start = nothing_to_check(serve)
-"""Nothing to check before the bus: every check is in :func:`serve`."""
+def start(config: Config, args: argparse.Namespace) -> ServiceMain:
+    """``[wake] engine`` names an engine there is, even in another mode (the mode can switch
+    to wake at run time): a config error exits 2, not a restart loop."""
+    for problem in wake_problems(config.wake):
+        raise StartupError(f"mic: {problem}")
+    return serve

@@ -60,6 +60,22 @@ def test_check_refuses_a_backend_the_stt_would_not_start_with(tmp_path: Path) ->
     assert fine.returncode == 0, fine.stderr
 
 
+def test_check_and_the_mic_refuse_a_wake_engine_there_is_not(tmp_path: Path) -> None:
+    import argparse
+
+    from services.base.runner import StartupError
+    from services.mic.service import start
+
+    folder = write(tmp_path, "[wake]\nengine = 'porcupine'\n")
+    checked = cli("config", "check", "--config", str(folder))
+    assert checked.returncode == 2
+    said = "unknown [wake] engine 'porcupine'; known: microwakeword, openwakeword, either"
+    assert said in checked.stderr
+    config, _ = load_config(folder)
+    with pytest.raises(StartupError, match="mic: unknown \\[wake\\] engine 'porcupine'"):
+        start(config, argparse.Namespace())
+
+
 def test_a_far_off_key_gets_no_guess(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(write(tmp_path, "[bus]\nzzzzqqq = 1\n"))
