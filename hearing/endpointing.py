@@ -22,7 +22,7 @@ import logging
 from collections.abc import Callable
 from typing import Literal
 
-from hearing.unfinished import dangling, left_open
+from hearing.unfinished import dangling, left_open, trails_off
 from hearing.vad import RATE
 from settings.schema import VadConfig
 
@@ -34,9 +34,11 @@ mid-sentence: a pause of 1 s, which people make while looking for a word, plus t
 trailing sound Silero drops, is more than the 1.2 s that a question the model merely
 hears as unsure waits."""
 
-Reading = Literal["finished", "open", "unfinished"]
-"""What the words of a guess say: a whole sentence; left open by the STT (it may go on:
-wait for ``[vad] silence``); stopped where no sentence can (wait past it)."""
+Reading = Literal["finished", "unmarked", "open", "unfinished"]
+"""What the words of a guess say: a whole sentence; a sentence without its closing mark
+(it may go on: wait for ``[vad] silence`` unless the model is sure,
+``[vad] end_of_turn_sure``); trailing off, left open by the STT (wait for ``[vad]
+silence``); stopped where no sentence can (wait past it)."""
 
 TurnModel = Callable[[bytes], float]
 """The probability that the speaker has finished, from 16 kHz PCM16 audio ending at the
@@ -49,6 +51,7 @@ class Endpointer:
         self.longest = round(vad.silence * UNFINISHED_WAIT * RATE)
         self.short = round(vad.short_silence * RATE)
         self.threshold = vad.end_of_turn_threshold
+        self.sure = vad.end_of_turn_sure
         self.model = model if vad.end_of_turn != "silence" else None
         self.reads = vad.end_of_turn == "model+text"
         self.probability: float | None = None
@@ -60,7 +63,8 @@ class Endpointer:
     def heard(self, end: int, text: str, lang: str) -> None:
         """The STT's guess of the utterance up to sample position ``end``."""
         reading: Reading = ("unfinished" if dangling(text, lang)
-                            else "open" if left_open(text, lang) else "finished")
+                            else "open" if trails_off(text, lang)
+                            else "unmarked" if left_open(text, lang) else "finished")
         self.guess = (end, reading)
 
     def ends(self, audio: bytes | bytearray | None, silent: int, step: int, end: int) -> bool:
@@ -82,7 +86,8 @@ class Endpointer:
             return True
         if self.guess is None or self.guess[0] != end:
             return False  # its words have not come yet
-        return self.guess[1] == "finished"
+        reading = self.guess[1]
+        return reading == "finished" or (reading == "unmarked" and self.probability >= self.sure)
 
     def judges(self, silent: int, step: int) -> bool:
         """Whether the model hears the utterance at this frame: once a pause, when it

@@ -84,6 +84,14 @@ def left_open(text: str, lang: str) -> bool:
     return end.endswith("..") or not end.endswith(SENTENCE_ENDS)
 
 
+def trails_off(text: str, lang: str) -> bool:
+    """Whether Whisper wrote ``text`` (in ``lang``) trailing off or on a comma ("Set a timer
+    for...", "Metti un po' di musica,"): a sentence it heard go on, which says more than
+    a missing mark. Languages outside ``PUNCTUATED``: never."""
+    end = unicodedata.normalize("NFKC", text).rstrip().rstrip(CLOSING).rstrip()
+    return lang in PUNCTUATED and end.endswith(("..", ","))
+
+
 def _ends_on_noun(text: str) -> bool:
     """A Japanese sentence ends on its predicate (a verb, an adjective, the copula) or a
     sentence-final particle, which end in kana ("つけてください", "どこですか"); one that

@@ -217,6 +217,27 @@ def test_with_the_words_a_guess_the_stt_left_open_waits_for_the_long_silence() -
     assert ended_at == 30 + LONG_FRAMES
 
 
+def test_with_the_words_a_guess_without_its_mark_ends_early_when_the_model_is_sure() -> None:
+    """"set a timer for 10 minutes": Whisper wrote no full stop, but Smart Turn heard the
+    question finished at 0.98 (issue 29's slow turns): it ends at the short pause, as a
+    guess with its mark does."""
+    stream = paused_with_guess(0.99, "set a timer for 10 minutes")
+    stream.push(SHORT_FRAMES + 2, 0.0)
+    [(ended_at, _)] = stream.of(Ended)
+    assert ended_at == 30 + SHORT_FRAMES
+
+
+def test_with_the_words_a_guess_that_trails_off_waits_however_sure_the_model() -> None:
+    """"Send a message to my brother...": Whisper heard the sentence go on; that outweighs
+    the model."""
+    stream = paused_with_guess(0.99, "Send a message to my brother...")
+    stream.push(LONG_FRAMES - 3, 0.0)
+    assert stream.of(Ended) == []
+    stream.push(5, 0.0)
+    [(ended_at, _)] = stream.of(Ended)
+    assert ended_at == 30 + LONG_FRAMES
+
+
 def test_with_the_words_a_guess_of_an_earlier_pause_does_not_count() -> None:
     stream = Stream(Segmenter(TEXT, ScriptedModel(0.9)))
     stream.push(30, 1.0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hearing.unfinished import dangling, left_open
+from hearing.unfinished import dangling, left_open, trails_off
 
 
 @pytest.mark.parametrize(("text", "lang"), [
@@ -67,6 +67,8 @@ def test_a_finished_sentence(text: str, lang: str) -> None:
 ])
 def test_left_open_by_the_stt(text: str, lang: str) -> None:
     assert left_open(text, lang)
+    # trailing off or on a comma says the sentence goes on; no mark alone says less
+    assert trails_off(text, lang) == text.rstrip().endswith(("...", "…", ","))
 
 
 @pytest.mark.parametrize(("text", "lang"), [
