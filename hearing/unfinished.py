@@ -78,7 +78,7 @@ def left_open(text: str, lang: str) -> bool:
     reading of the words and the voice, trained on subtitles that mark a sentence that
     goes on. Less sure than a dangling word: such a turn waits for ``[vad] silence``,
     not past it. Languages outside ``PUNCTUATED``: never."""
-    end = unicodedata.normalize("NFKC", text).rstrip().rstrip(CLOSING).rstrip()
+    end = _last_mark(text)
     if lang not in PUNCTUATED or not end:
         return False
     return end.endswith("..") or not end.endswith(SENTENCE_ENDS)
@@ -88,8 +88,12 @@ def trails_off(text: str, lang: str) -> bool:
     """Whether Whisper wrote ``text`` (in ``lang``) trailing off or on a comma ("Set a timer
     for...", "Metti un po' di musica,"): a sentence it heard go on, which says more than
     a missing mark. Languages outside ``PUNCTUATED``: never."""
-    end = unicodedata.normalize("NFKC", text).rstrip().rstrip(CLOSING).rstrip()
-    return lang in PUNCTUATED and end.endswith(("..", ","))
+    return lang in PUNCTUATED and _last_mark(text).endswith(("..", ","))
+
+
+def _last_mark(text: str) -> str:
+    """``text`` up to its last mark: without the spaces, quotes and brackets after it."""
+    return unicodedata.normalize("NFKC", text).rstrip().rstrip(CLOSING).rstrip()
 
 
 def _ends_on_noun(text: str) -> bool:
