@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bus.endpoints import Endpoints
+from tests.helpers.alone import Turns
 from tests.helpers.broker import running_broker
 from tests.helpers.processes import Process
 from tests.helpers.service_stack import always_listening
@@ -82,3 +84,45 @@ def module_broker() -> Iterator[Endpoints]:
             yield folder.endpoints
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+SHARED_BY_A_PACKAGE = ("tests/system/e2e/",)
+"""Packages whose tests share one package-scoped fixture (a whole assistant): one worker
+runs them all, in their order."""
+
+
+def worker_group(path: str) -> str:
+    """The share of the suite one pytest-xdist worker runs whole and in order: a module
+    (its module-scoped fixtures start once), or a package of :data:`SHARED_BY_A_PACKAGE`."""
+    for package in SHARED_BY_A_PACKAGE:
+        if path.startswith(package):
+            return package
+    return path
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``-n`` (``--dist loadgroup``, as ``./bootstrap test`` runs the suite), each
+    group goes to one worker. The whole-system tests go first: they are the longest, and a
+    long group handed out last would leave the other workers idle at the end."""
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(worker_group(path)))
+    items.sort(key=lambda item: not item.nodeid.startswith("tests/system/"))
+
+
+_turns: list[Turns] = []
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Under ``-n``, a module of ``tests/helpers/alone.py``'s ``ALONE`` runs with no other
+    test beside it. Outside pytest-timeout's timer: waiting for the turn is no test's time."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    module = item.nodeid.split("::", 1)[0]
+    if run:
+        if not _turns:
+            _turns.append(Turns(run))
+        _turns[0].take(module)
+    yield
+    if run and (nextitem is None or nextitem.nodeid.split("::", 1)[0] != module):
+        _turns[0].give_back()
