@@ -42,19 +42,25 @@ def is_whole(question: str) -> bool:
     return len(words(question)) >= 5
 
 
+REST = {"10", "minutes", "minute"}
+"""Words only the rest of the question (after the pause) says."""
+
+
 def answerer() -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """Holds an answer back (never heard) unless its question has more words than every
-    one asked before it: the whole question, asked after the first half. Told apart by a
+    """Holds an answer back (never heard) unless its question holds a word of the rest, or
+    has more words than every one asked before it: the whole question. Told apart by a
     count of words alone, the first half passed for the whole when Whisper heard five
     words in it ("set a time of foot", 3 runs in 9 alone), was answered, and the mic,
-    deaf while the answer played, never heard the rest."""
+    deaf while the answer played, never heard the rest. Told apart by order alone, the
+    whole was held back when the first half's transcript came after the rest had begun
+    (a loaded machine: 1.7 s of STT), and the dialogue rightly asked only the whole."""
     before: list[int] = []
 
     def answer(body: dict[str, Any]) -> dict[str, Any]:
-        count = len(words(asked(body)))
-        longer = bool(before) and count > max(before)
-        before.append(count)
-        if longer:
+        question = words(asked(body))
+        longer = bool(before) and len(question) > max(before)
+        before.append(len(question))
+        if longer or REST & set(question):
             return c.text("Your timer is set.")
         return {"stream": c.text_items("Which") + [{"gate": "first half"}]}
 
@@ -81,10 +87,11 @@ def test_the_rest_of_a_paused_question_joins_it() -> None:
                                 timeout=90)
                 questions = [asked(b) for b in assistant.llm.requests]
                 # Both halves' words in one question (Whisper may hear "timer" as "time"),
-                # asked last, after the first half alone.
+                # asked last: after the first half alone, or alone when the first half's
+                # transcript came after the rest had begun.
                 whole = questions[-1]
-                assert len(questions) >= 2 and whole.startswith("set a"), questions
-                assert is_whole(whole) and len(words(whole)) > len(words(questions[0]))
+                assert whole.startswith("set a") and is_whole(whole), questions
+                assert len(words(whole)) > len(words(questions[0])) or len(questions) == 1
                 spoken = [m for m in rec.seen if isinstance(m, Speaking) and m.speaking]
                 assert {m.turn for m in spoken} == {resumed.turn}  # the first half: silent
 
